@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * linux-qcn netlink ABI: IEEE 802.1Qau Quantized Congestion Notification.
+ *
+ * Shared by sch_qcn.ko (qdisc kind "qcn", the congestion point),
+ * rp_limiter.ko (qdisc kind "qcn_rp", the reaction point), the tc plugins
+ * and qcnstat.  Conventions follow the built-in qdiscs: sizes in bytes,
+ * rates in bytes per second (as tc's get_rate64() returns them), times in
+ * microseconds, fractions in units of 1/65536.
+ */
+#ifndef _UAPI_LINUX_QCN_H
+#define _UAPI_LINUX_QCN_H
+
+#include <linux/types.h>
+
+#ifndef ETH_P_CNM
+#define ETH_P_CNM	0x22E7	/* 802.1Qau Congestion Notification Message */
+#endif
+#ifndef ETH_P_CNTAG
+#define ETH_P_CNTAG	0x22E9	/* 802.1Qau CN-TAG */
+#endif
+
+#define QCN_FRAC_ONE	65536	/* fixed-point 1.0 for alpha/beta */
+
+/* ---------------------------------------------------------------- qcn */
+
+enum tc_qcn_sample {
+	TC_QCN_SAMPLE_ARRIVAL,		/* standard: the frame just enqueued */
+	TC_QCN_SAMPLE_OCCUPANCY,	/* QCN-OS: random occupied byte */
+	TC_QCN_SAMPLE_TWO,		/* two-samples, path-congestion index */
+	__TC_QCN_SAMPLE_MAX,
+};
+#define TC_QCN_SAMPLE_MAX (__TC_QCN_SAMPLE_MAX - 1)
+
+enum tc_qcn_sched {
+	TC_QCN_SCHED_FIFO,
+	TC_QCN_SCHED_DRR,		/* per-flow deficit round robin */
+	__TC_QCN_SCHED_MAX,
+};
+#define TC_QCN_SCHED_MAX (__TC_QCN_SCHED_MAX - 1)
+
+enum {
+	TCA_QCN_UNSPEC,
+	TCA_QCN_LIMIT,		/* u32: queue limit, bytes */
+	TCA_QCN_RATE,		/* u64: port rate, bytes/s; 0 = unpaced */
+	TCA_QCN_SCHED,		/* u8: enum tc_qcn_sched */
+	TCA_QCN_QEQ,		/* u32: queue set point Qeq, bytes */
+	TCA_QCN_W_EXP,		/* s32: w = 2^W_EXP, -10..10 (w 2 -> 1) */
+	TCA_QCN_INTERVAL,	/* u32: base sample interval, bytes */
+	TCA_QCN_SAMPLE,		/* u8: enum tc_qcn_sample */
+	TCA_QCN_KEEPALIVE,	/* u32: keep-alive sampling period, us; 0 off */
+	TCA_QCN_CPID,		/* u16: low 16 bits of the CPID */
+	TCA_QCN_AF,		/* u8: AF-QCN on (1) / off (0) */
+	TCA_QCN_AF_ALPHA,	/* u32: alpha, 1/65536 units, (0, 1) */
+	TCA_QCN_AF_TS,		/* u32: AF update period Ts, us */
+	TCA_QCN_AF_BETA,	/* u32: EWMA beta, 1/65536 units, (0, 1) */
+	TCA_QCN_AF_ACTIVE,	/* u32: active_thresh, bytes per Ts */
+	TCA_QCN_PAD,
+	__TCA_QCN_MAX
+};
+#define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
+
+/* class options (AF-QCN), nested in TCA_OPTIONS of a class */
+enum {
+	TCA_QCN_CLASS_UNSPEC,
+	TCA_QCN_CLASS_WEIGHT,	/* u32: >= 1 */
+	TCA_QCN_CLASS_MAXRATE,	/* u64: bytes/s; 0 = no cap */
+	TCA_QCN_CLASS_PAD,
+	__TCA_QCN_CLASS_MAX
+};
+#define TCA_QCN_CLASS_MAX (__TCA_QCN_CLASS_MAX - 1)
+
+#define TC_QCN_QFB_BUCKETS 8	/* histogram of qFb / 8 */
+
+struct tc_qcn_xstats {
+	__u64	samples;		/* sampling instants (incl. keep-alive) */
+	__u64	keepalive_samples;	/* samples taken by the keep-alive timer */
+	__u64	cnm_sent[__TC_QCN_SAMPLE_MAX];	/* by culprit-selection mode */
+	__u64	cnm_fail;		/* CNM allocation or transmit failures */
+	__u64	cnm_skipped;		/* congested sample, no valid culprit */
+	__u64	drops;			/* tail drops at limit */
+	__u64	qfb_hist[TC_QCN_QFB_BUCKETS];	/* CNMs by qFb / 8 */
+	__s64	last_fb;		/* Fb (bytes, eq. 1) at the last sample */
+	__u32	qold;			/* Qold, bytes */
+	__u32	last_qfb;		/* qFb of the last sample */
+	__u32	flows;			/* DRR flows with backlog */
+	__u32	af_classes;		/* AF-QCN classes + tracked flows */
+};
+
+struct tc_qcn_class_xstats {
+	__u32	weight;
+	__u32	active;			/* 1 if M_i > active_thresh */
+	__u64	maxrate;		/* bytes/s, 0 = none */
+	__u64	rate_est;		/* M_i as bytes/s */
+	__u64	fair_share;		/* Mfair_i as bytes/s */
+	__u32	last_fb_af;		/* last Fb_AF, 0..63 */
+	__u32	pad;
+	__u64	cnm_sent;
+	__u64	bytes;			/* bytes classified */
+};
+
+/* ------------------------------------------------------------- qcn_rp */
+
+enum tc_qcn_rp_mode {
+	TC_QCN_RP_MODE_QCN,		/* byte counter + timer (802.1Qau) */
+	TC_QCN_RP_MODE_QCNT,		/* QCN-T: one timer of period t */
+	__TC_QCN_RP_MODE_MAX,
+};
+#define TC_QCN_RP_MODE_MAX (__TC_QCN_RP_MODE_MAX - 1)
+
+enum tc_qcn_rp_flow {
+	TC_QCN_RP_FLOW_L4,		/* 5-tuple; non-IP: dst MAC + prio */
+	TC_QCN_RP_FLOW_L3,		/* src/dst address + protocol */
+	TC_QCN_RP_FLOW_DST_MAC,		/* dst MAC + priority */
+	__TC_QCN_RP_FLOW_MAX,
+};
+#define TC_QCN_RP_FLOW_MAX (__TC_QCN_RP_FLOW_MAX - 1)
+
+enum {
+	TCA_QCN_RP_UNSPEC,
+	TCA_QCN_RP_MAX_RATE,	/* u64: line rate, bytes/s */
+	TCA_QCN_RP_GD,		/* u32: Gd = 2^-GD */
+	TCA_QCN_RP_AI_RATE,	/* u64: R_AI, bytes/s */
+	TCA_QCN_RP_HAI_RATE,	/* u64: R_HAI, bytes/s */
+	TCA_QCN_RP_BYTE_RESET,	/* u32: byte counter cycle, bytes */
+	TCA_QCN_RP_TIME_RESET,	/* u32: timer cycle T, us */
+	TCA_QCN_RP_THRESHOLD,	/* u32: FR cycles */
+	TCA_QCN_RP_MIN_RATE,	/* u64: bytes/s */
+	TCA_QCN_RP_MIN_DEC,	/* u32: min decrease factor, percent */
+	TCA_QCN_RP_MODE,	/* u8: enum tc_qcn_rp_mode */
+	TCA_QCN_RP_QCNT_PERIOD,	/* u32: QCN-T timer period t, us */
+	TCA_QCN_RP_LIMITERS,	/* u32: max rate limiters */
+	TCA_QCN_RP_FLOW,	/* u8: enum tc_qcn_rp_flow */
+	TCA_QCN_RP_LIMIT,	/* u32: total backlog limit, bytes */
+	TCA_QCN_RP_JITTER,	/* u8: +-15 % counter jitter on (1) / off */
+	TCA_QCN_RP_PAD,
+	__TCA_QCN_RP_MAX
+};
+#define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
+
+struct tc_qcn_rp_xstats {
+	__u64	cnm_rx;
+	__u64	cnm_matched;
+	__u64	cnm_unmatched;		/* no recent flow: ignored */
+	__u64	cnm_malformed;		/* rejected by the decoder */
+	__u64	limiters_created;
+	__u64	limiters_released;
+	__u64	limiters_refused;	/* cap reached */
+	__u64	throttled;		/* packets delayed by a limiter */
+	__u64	drops;			/* dropped at limit */
+	__u32	limiters_active;
+	__u32	flows;			/* flows tracked (recently sent) */
+};
+
+enum tc_qcn_rp_state {
+	TC_QCN_RP_STATE_FR,
+	TC_QCN_RP_STATE_AI,
+	TC_QCN_RP_STATE_HAI,
+	TC_QCN_RP_STATE_RELEASED,
+};
+
+/* flow key as shown per limiter (tc -s class show) */
+struct tc_qcn_rp_flow_key {
+	__u8	kind;			/* enum tc_qcn_rp_flow actually used */
+	__u8	family;			/* AF_INET, AF_INET6 or 0 (MAC key) */
+	__u8	proto;
+	__u8	prio;
+	__be32	saddr[4];
+	__be32	daddr[4];
+	__be16	sport;
+	__be16	dport;
+	__u8	dmac[6];
+	__u8	pad[2];
+};
+
+struct tc_qcn_rp_class_xstats {
+	struct tc_qcn_rp_flow_key key;
+	__u64	cr;			/* current rate, bytes/s */
+	__u64	tr;			/* target rate, bytes/s */
+	__u32	bc_stage;
+	__u32	timer_stage;
+	__u32	state;			/* enum tc_qcn_rp_state */
+	__u32	backlog;		/* bytes queued */
+	__u64	cnm_rx;
+	__u64	bytes_sent;
+};
+
+#endif /* _UAPI_LINUX_QCN_H */
