@@ -1,0 +1,279 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the linux-qcn selftests: KTAP output, module loading,
+# and netns + veth + bridge testbeds that clean up after themselves.
+#
+# Usage in a test:
+#	source "$(dirname "$0")/lib.sh"
+#	ktap_plan 3
+#	tb_init			# unique namespace prefix, cleanup trap
+#	tb_star 2		# h1, h2 -> sw (bridge) -> r
+#	...
+#	ktap_check "name" test "$x" -gt 0
+#	ktap_finish
+#
+# Addresses: 198.18.0.0/24 (RFC 2544 benchmarking range), only inside the
+# namespaces created here.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+QCN_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+QCN_NET=198.18.0
+
+__ktap_n=0
+__ktap_fail=0
+__ktap_pass=0
+__ktap_skip=0
+
+ktap_plan()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok()
+{
+	__ktap_n=$((__ktap_n + 1)); __ktap_pass=$((__ktap_pass + 1))
+	echo "ok $__ktap_n $1"
+}
+
+# ktap_fail NAME [REASON...]
+ktap_fail()
+{
+	local name=$1; shift
+	__ktap_n=$((__ktap_n + 1)); __ktap_fail=$((__ktap_fail + 1))
+	[ $# -gt 0 ] && echo "# $*"
+	echo "not ok $__ktap_n $name"
+}
+
+# ktap_skip NAME REASON...
+ktap_skip()
+{
+	local name=$1; shift
+	__ktap_n=$((__ktap_n + 1)); __ktap_skip=$((__ktap_skip + 1))
+	echo "ok $__ktap_n $name # SKIP $*"
+}
+
+# ktap_check NAME CMD...: ok when CMD succeeds
+ktap_check()
+{
+	local name=$1; shift
+	if "$@"; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name" "failed: $*"
+	fi
+}
+
+ktap_info()
+{
+	echo "# $*"
+}
+
+# Exit with the kselftest code for what was reported.
+ktap_finish()
+{
+	echo "# totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
+	if [ "$__ktap_fail" -gt 0 ]; then
+		exit $KSFT_FAIL
+	elif [ "$__ktap_pass" -eq 0 ] && [ "$__ktap_skip" -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# Skip the whole test (plan of 1) with a reason.
+ktap_skip_all()
+{
+	ktap_plan 1
+	ktap_skip "${0##*/}" "$*"
+	exit $KSFT_SKIP
+}
+
+qcn_require_root()
+{
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+	command -v ip >/dev/null || ktap_skip_all "needs iproute2"
+}
+
+# Require a command (skipping with a reason when it is missing).
+qcn_require_cmd()
+{
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || ktap_skip_all "needs $c"
+	done
+}
+
+# Load a module: installed (modprobe) or from this tree's build folder.
+qcn_load_module()
+{
+	local mod=$1 ko
+	modprobe -q "$mod" 2>/dev/null && return 0
+	for ko in "$QCN_TOP/build/$(uname -r)/$mod/$mod.ko" \
+		  "$QCN_TOP/$mod/$mod.ko"; do
+		[ -f "$ko" ] && insmod "$ko" 2>/dev/null && return 0
+	done
+	lsmod | grep -q "^$mod " && return 0
+	return 1
+}
+
+# qcn_require_modules [MOD...]: load the modules (default both) or skip the
+# test with the reason; point tc at this tree's plugins if none is installed.
+qcn_require_modules()
+{
+	local m mods=("$@")
+	[ ${#mods[@]} -gt 0 ] || mods=(sch_qcn rp_limiter)
+	for m in "${mods[@]}"; do
+		qcn_load_module "$m" || ktap_skip_all "cannot load $m.ko (build it: make; or make install)"
+	done
+	if [ -z "${TC_LIB_DIR:-}" ] && [ ! -f /usr/lib/x86_64-linux-gnu/tc/q_qcn.so ] &&
+	   [ -f "$QCN_TOP/tc-plugin/q_qcn.so" ]; then
+		export TC_LIB_DIR="$QCN_TOP/tc-plugin"
+	fi
+}
+
+# ---------------------------------------------------------------- testbeds
+
+TB=""
+__tb_ns=()
+__tb_pids=()
+
+# tb_init: unique prefix for this test's namespaces, cleanup on exit.
+tb_init()
+{
+	TB="qcn$$"
+	trap tb_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+tb_cleanup()
+{
+	local p n
+	for p in "${__tb_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${__tb_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	for n in "${__tb_ns[@]}"; do
+		ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$n" 2>/dev/null
+	done
+	__tb_ns=()
+	__tb_pids=()
+}
+
+# tb_ns NAME: create namespace $TB-NAME with lo up.
+tb_ns()
+{
+	local n="$TB-$1"
+	ip netns add "$n" || return 1
+	__tb_ns+=("$n")
+	ip -n "$n" link set lo up
+}
+
+# nsx NAME CMD...: run CMD in namespace $TB-NAME.
+nsx()
+{
+	local n="$TB-$1"; shift
+	ip netns exec "$n" "$@"
+}
+
+# nsbg NAME CMD...: run CMD in the background in $TB-NAME; killed at cleanup.
+# The pid is in $TB_LAST_PID.
+nsbg()
+{
+	local n="$TB-$1"; shift
+	ip netns exec "$n" "$@" &
+	TB_LAST_PID=$!
+	__tb_pids+=("$TB_LAST_PID")
+}
+
+# tb_veth NS1 IF1 NS2 IF2: veth pair between two namespaces, both up.
+tb_veth()
+{
+	ip link add "$2" netns "$TB-$1" type veth peer name "$4" netns "$TB-$3" || return 1
+	ip -n "$TB-$1" link set "$2" up
+	ip -n "$TB-$3" link set "$4" up
+}
+
+# tb_bridge NS BR: a bridge (STP off, no forwarding delay) in NS.
+tb_bridge()
+{
+	ip -n "$TB-$1" link add "$2" type bridge forward_delay 0 stp_state 0 || return 1
+	ip -n "$TB-$1" link set "$2" up
+}
+
+# tb_port NS BR IF: enslave IF to BR.
+tb_port()
+{
+	ip -n "$TB-$1" link set "$3" master "$2"
+}
+
+# tb_star N: senders h1..hN (eth0 = $QCN_NET.i), receiver r (eth0 =
+# $QCN_NET.100), switch namespace sw with bridge br0; sw-pI faces hI and
+# sw-pr faces r (the congestion point port).  MACs are fixed:
+# hI 02:00:00:00:00:0I, r 02:00:00:00:00:64.
+tb_star()
+{
+	local n=$1 i mac
+	tb_ns sw || return 1
+	tb_bridge sw br0 || return 1
+	for i in $(seq 1 "$n"); do
+		tb_ns "h$i" || return 1
+		tb_veth "h$i" eth0 sw "sw-p$i" || return 1
+		mac=$(printf '02:00:00:00:00:%02x' "$i")
+		ip -n "$TB-h$i" link set eth0 address "$mac"
+		ip -n "$TB-h$i" addr add "$QCN_NET.$i/24" dev eth0
+		tb_port sw br0 "sw-p$i"
+	done
+	tb_ns r || return 1
+	tb_veth r eth0 sw sw-pr || return 1
+	ip -n "$TB-r" link set eth0 address 02:00:00:00:00:64
+	ip -n "$TB-r" addr add "$QCN_NET.100/24" dev eth0
+	tb_port sw br0 sw-pr
+	# learn every MAC before traffic starts (fdb entries, neighbours)
+	for i in $(seq 1 "$n"); do
+		nsx "h$i" ping -c1 -W2 "$QCN_NET.100" >/dev/null 2>&1
+	done
+	return 0
+}
+
+# tb_mac_of NS IF
+tb_mac_of()
+{
+	cat "/sys/class/net/$2/address" 2>/dev/null ||
+		ip -n "$TB-$1" -br link show dev "$2" | awk '{print $3}'
+}
+
+# ------------------------------------------------------------- tc helpers
+
+# qdisc_xstat NS DEV KEY: one numeric field of `tc -s -j qdisc show`'s
+# xstats for the root qdisc (python-free: jq is not assumed; uses grep).
+qdisc_json()
+{
+	local ns=$1 dev=$2
+	ip netns exec "$TB-$ns" tc -s -j qdisc show dev "$dev"
+}
+
+# json_num JSON KEY: first numeric value of "KEY": in JSON text.
+json_num()
+{
+	printf '%s' "$1" | grep -o "\"$2\":-\?[0-9]*" | head -n1 | cut -d: -f2
+}
+
+# Kernel log since the test started: fail on oops / warnings.
+qcn_dmesg_mark()
+{
+	__dmesg_lines=$(dmesg 2>/dev/null | wc -l)
+}
+
+qcn_dmesg_clean()
+{
+	! dmesg 2>/dev/null | tail -n +"$((${__dmesg_lines:-0} + 1))" |
+		grep -E "BUG:|WARNING:|Oops|general protection|kmemleak|refcount_t|list_add corruption|unreferenced object"
+}
