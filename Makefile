@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# linux-qcn: IEEE 802.1Qau QCN for Linux (out-of-tree modules).
+#
+#   make                 modules (running kernel's headers, else Debian 6.1's;
+#                        KDIR= overrides), tc plugins, userspace tools
+#   make kernels         modules for Debian 6.1 and 6.12 (build/<kver>/)
+#   make install         modules (+ depmod) and tc plugins (DESTDIR= honoured)
+#   make check           set up, build, run every test; ends "N passed, N failed"
+#   make demo            set up, build, run the closed-loop demo in a guest
+#   make unit            userspace unit tests of the algorithm cores only
+
+TOP := $(CURDIR)
+UNAME_R := $(shell uname -r)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(UNAME_R)/build) \
+		    $(wildcard $(TOP)/.cache/kernels/6.1/build) \
+		    $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64))))
+KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+BUILD = $(TOP)/build/$(KVER)
+KSRC := Kbuild $(wildcard sch_qcn/Kbuild sch_qcn/*.[ch] rp_limiter/Kbuild rp_limiter/*.[ch]) \
+	$(shell find include -name '*.h')
+
+TC_PLUGIN_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/tc) /usr/lib/tc)
+MODDIR = /lib/modules/$(KVER)/extra
+
+all: modules plugins tools
+
+# Kbuild writes objects beside the sources: build in a per-kernel copy.
+modules:
+	@test -n "$(KDIR)" -a -n "$(KVER)" || { echo "no kernel headers found: run scripts/setup or set KDIR=" >&2; exit 1; }
+	@mkdir -p $(BUILD)
+	@tar -cf - $(KSRC) | tar -xf - -C $(BUILD)
+	$(MAKE) -C $(KDIR) M=$(BUILD) modules
+
+kernels:
+	@for k in 6.1 6.12; do \
+		test -e .cache/kernels/$$k/build || { echo "kernel $$k not set up: run scripts/setup" >&2; exit 1; }; \
+		$(MAKE) --no-print-directory modules KDIR=$(TOP)/.cache/kernels/$$k/build || exit 1; \
+	done
+
+plugins:
+	$(MAKE) -C tc-plugin
+
+tools:
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; fi
+
+install: modules plugins
+	install -d $(DESTDIR)$(MODDIR) $(DESTDIR)$(TC_PLUGIN_DIR)
+	install -m 644 $(BUILD)/sch_qcn/sch_qcn.ko $(BUILD)/rp_limiter/rp_limiter.ko $(DESTDIR)$(MODDIR)/
+	install -m 644 tc-plugin/q_*.so $(DESTDIR)$(TC_PLUGIN_DIR)/
+	@if [ -f tools/qcnstat ]; then install -m 755 tools/qcnstat $(DESTDIR)/usr/local/bin/; fi
+	@if [ -f tools/qcn-rp-trace ]; then install -m 755 tools/qcn-rp-trace $(DESTDIR)/usr/local/bin/; fi
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+setup:
+	@scripts/setup
+
+unit:
+	$(MAKE) -C selftests/core run
+
+check: setup
+	@scripts/check
+
+demo: setup
+	@$(MAKE) -s all
+	@scripts/vm-run --kernel 6.1 -- scripts/demo
+
+clean:
+	rm -rf build out
+	$(MAKE) -C tc-plugin clean
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
+	@if [ -f selftests/core/Makefile ]; then $(MAKE) -C selftests/core clean; fi
+	$(MAKE) -C selftests clean
+
+.PHONY: all modules kernels plugins tools install setup unit check demo clean

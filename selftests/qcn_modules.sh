@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Both modules load, register their qdisc kinds (also by autoload), attach
+# to and detach from a device, and unload cleanly.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+ktap_plan 8
+qcn_dmesg_mark
+
+rmmod sch_qcn rp_limiter 2>/dev/null
+tb_init
+tb_ns a
+nsx a ip link add d0 type dummy
+nsx a ip link set d0 up
+
+# the kernel loads the modules on demand (request_module net-sch-<kind>)
+if [ -z "${TC_LIB_DIR:-}" ] && [ ! -f /usr/lib/x86_64-linux-gnu/tc/q_qcn.so ] &&
+   [ -f "$QCN_TOP/tc-plugin/q_qcn.so" ]; then
+	export TC_LIB_DIR="$QCN_TOP/tc-plugin"
+fi
+ktap_check "qcn attaches (module autoloaded)" nsx a tc qdisc add dev d0 root handle 1: qcn
+ktap_check "sch_qcn is loaded" grep -q '^sch_qcn ' /proc/modules
+ktap_check "qcn shows as root qdisc" bash -c "ip netns exec $TB-a tc qdisc show dev d0 | grep -q '^qdisc qcn 1: root'"
+ktap_check "qcn_rp replaces it (module autoloaded)" nsx a tc qdisc replace dev d0 root handle 2: qcn_rp
+ktap_check "rp_limiter is loaded" grep -q '^rp_limiter ' /proc/modules
+nsx a tc qdisc del dev d0 root
+tb_cleanup
+ktap_check "both modules unload" rmmod sch_qcn rp_limiter
+ktap_check "modules reload" bash -c "modprobe sch_qcn && modprobe rp_limiter"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
