@@ -3,9 +3,50 @@
  * QCN reaction point (RP) core: the rate-limiter state machine of the QCN
  * pseudo-code (eqs. 2-8 of Alizadeh et al.; rules in shared/qcn-facts.md)
  * and QCN-T (Zhang et al., convergence paper, section VI).
- * Rates in bit/s as u64 (1 Mb/s .. 400 Gb/s without overflow), times in ns.
+ * Rates in bit/s as u64 (1 Mb/s .. 400 Gb/s without overflow; every
+ * product is bounded or saturating), times in ns.  Header-only, pure
+ * integer C.
  *
- * API CONTRACT (bodies are filled in by the cores work, issue #3):
+ * Rules (qcn-facts.md, "RP rules"), and the interpretation chosen where
+ * the text leaves room:
+ * - CNM (qcn_rp_cnm): if the limiter is at line rate (CR >= max rate,
+ *   which includes a limiter created by this CNM) or its byte stage count
+ *   is non-zero, TR <- CR (eq. 2).  In QCN-T, which has no byte counter,
+ *   the timer stage count plays that role.  Then
+ *   CR <- max(MinRate, CR * max(1 - MinDecFac, 1 - Gd*qFb)) (eq. 3), with
+ *   CR*Gd*qFb computed as floor(CR * qFb / 2^gd_shift) and
+ *   CR*(1 - MinDecFac) as floor(CR * (100 - min_dec_pct) / 100); both
+ *   stage counts <- 0, the byte counter reloads and the timer restarts
+ *   (expiry = now + cycle).  qFb 0 is a valid CNM: it resets the counters
+ *   (and may set TR) but does not change CR.
+ * - Cycle lengths: the byte counter reloads to BC and the timer to T,
+ *   halved (BC/2, T/2) once the counter's own stage count exceeds the
+ *   threshold, i.e. the reload that follows the expiry taking the count to
+ *   threshold + 1 and all later ones (so with threshold 5 the first six
+ *   cycles are full length; the paper's Fig. 4 halves from the sixth, we
+ *   follow qcn-facts.md).  With params.jitter each reload is multiplied by
+ *   U(0.85, 1.15) (qcn_jitter_u64()).  Byte counter overshoot is carried
+ *   into the next cycle (bc_left += reload), timer expiries are scheduled
+ *   from the previous expiry time, so late callers catch up exactly.
+ * - Expiry (eqs. 4-8): the expiring counter's stage count is incremented
+ *   and, with m = min(byte stages, timer stages):
+ *     target rate reduction: if the expiring counter's stage count is now
+ *       1 and TR > 10 * CR, TR <- TR / 8 (instead of any increase);
+ *     else if m > threshold: TR += R_HAI * (m - threshold) (HAI, eq. 7);
+ *     else if max(stages) > threshold: TR += R_AI (AI, eq. 5);
+ *     else fast recovery (TR unchanged, eq. 4);
+ *   then CR <- min(max rate, floor((CR + TR) / 2)) (eqs. 4, 6, 8).  TR is
+ *   not capped at the line rate (an AI/HAI step past it is what lets CR
+ *   reach the line rate); when CR reaches max rate the limiter is released
+ *   (QCN_RP_EV_RELEASE, rp->active = false) and CR = max rate.
+ * - QCN-T: no byte counter (qcn_rp_tx() does nothing), one timer of period
+ *   t (qcnt_period_ns, never halved, jittered only if params.jitter); FR /
+ *   AI threshold unchanged; HAI threshold = T * threshold / t cycles
+ *   (75 ms / t with the defaults: 31 for t = 2.4 ms), at least threshold;
+ *   HAI adds R_HAI * (timer stages - HAI threshold).
+ * - State (qcn_rp_state): the phase whose rule the last expiry applied,
+ *   from the current stage counts: FR if max(stages) <= threshold, HAI if
+ *   m > HAI threshold, AI otherwise; RELEASED when not active.
  */
 #ifndef _QCN_RP_H
 #define _QCN_RP_H
@@ -15,6 +56,18 @@
 enum qcn_rp_mode { QCN_RP_MODE_QCN = 0, QCN_RP_MODE_QCNT = 1 };
 /* same values as enum tc_qcn_rp_state */
 enum qcn_rp_state { QCN_RP_FR = 0, QCN_RP_AI = 1, QCN_RP_HAI = 2, QCN_RP_RELEASED = 3 };
+
+#define QCN_RP_DEF_MIN_RATE	5000000ULL	/* rpgMinRate 5 Mb/s */
+#define QCN_RP_DEF_AI_RATE	5000000ULL	/* rpgAiRate 5 Mb/s */
+#define QCN_RP_DEF_HAI_RATE	50000000ULL	/* rpgHaiRate 50 Mb/s */
+#define QCN_RP_DEF_BYTE_RESET	150000		/* rpgByteReset, bytes */
+#define QCN_RP_DEF_TIME_RESET_NS 15000000ULL	/* rpgTimeReset 15 ms */
+#define QCN_RP_DEF_THRESHOLD	5		/* rpgThreshold */
+#define QCN_RP_DEF_GD_SHIFT	7		/* rpgGd: Gd = 1/128 */
+#define QCN_RP_DEF_MIN_DEC_PCT	50		/* rpgMinDecFac */
+#define QCN_RP_DEF_QCNT_PERIOD_NS 2400000ULL	/* QCN-T t = 2.4 ms */
+#define QCN_RP_MIN_PERIOD_NS	1000ULL		/* timer cycles are >= 1 us */
+#define QCN_RP_MAX_GD_SHIFT	31
 
 struct qcn_rp_params {
 	u64 max_rate;		/* bit/s: line rate (rpgMaxRate) */
@@ -44,30 +97,263 @@ struct qcn_rp {
 /* Event returned by the tx/timer entry points. */
 enum qcn_rp_event { QCN_RP_EV_NONE = 0, QCN_RP_EV_INCREASE, QCN_RP_EV_RELEASE };
 
-static inline void qcn_rp_params_default(struct qcn_rp_params *p, u64 line_rate_bps);
+/* Standard defaults (IEEE8021-CN-MIB, qcn-facts.md); max rate = line rate. */
+static inline void qcn_rp_params_default(struct qcn_rp_params *p, u64 line_rate_bps)
+{
+	p->max_rate = line_rate_bps;
+	p->min_rate = QCN_RP_DEF_MIN_RATE;
+	p->ai_rate = QCN_RP_DEF_AI_RATE;
+	p->hai_rate = QCN_RP_DEF_HAI_RATE;
+	p->byte_reset = QCN_RP_DEF_BYTE_RESET;
+	p->time_reset_ns = QCN_RP_DEF_TIME_RESET_NS;
+	p->threshold = QCN_RP_DEF_THRESHOLD;
+	p->gd_shift = QCN_RP_DEF_GD_SHIFT;
+	p->min_dec_pct = QCN_RP_DEF_MIN_DEC_PCT;
+	p->mode = QCN_RP_MODE_QCN;
+	p->qcnt_period_ns = QCN_RP_DEF_QCNT_PERIOD_NS;
+	p->jitter = true;
+}
+
+/*
+ * Sanity of a parameter set (for the glue's netlink validation):
+ * 0 < min_rate <= max_rate <= 10 Tb/s, byte_reset >= 1, T >= 1 us,
+ * gd_shift <= 31, min_dec_pct <= 100, known mode, t >= 1 us in QCN-T.
+ * The core never divides by zero or loops forever on invalid values
+ * either (cycles are clamped to >= 1 us / >= 1 byte).
+ */
+static inline bool qcn_rp_params_valid(const struct qcn_rp_params *p)
+{
+	return p->min_rate > 0 && p->min_rate <= p->max_rate &&
+	       p->max_rate <= 10000000000000ULL && p->byte_reset >= 1 &&
+	       p->time_reset_ns >= QCN_RP_MIN_PERIOD_NS &&
+	       p->gd_shift <= QCN_RP_MAX_GD_SHIFT && p->min_dec_pct <= 100 &&
+	       p->mode <= QCN_RP_MODE_QCNT &&
+	       (p->mode != QCN_RP_MODE_QCNT ||
+		p->qcnt_period_ns >= QCN_RP_MIN_PERIOD_NS);
+}
+
+/*
+ * HAI threshold in cycles of the counter(s) that drive it: threshold in
+ * QCN mode; in QCN-T (15 ms x 5) / t generalized to T * threshold / t
+ * (floor), never below threshold.
+ */
+static inline u32 qcn_rp_hai_threshold(const struct qcn_rp_params *p)
+{
+	u64 t = p->qcnt_period_ns, th;
+
+	if (p->mode != QCN_RP_MODE_QCNT)
+		return p->threshold;
+	if (t < QCN_RP_MIN_PERIOD_NS)
+		t = QCN_RP_MIN_PERIOD_NS;
+	th = qcn_mul_div_u64(p->time_reset_ns, p->threshold, t);
+	if (th < p->threshold)
+		th = p->threshold;
+	return th > QCN_U32_MAX ? QCN_U32_MAX : (u32)th;
+}
+
+/* Length of the next timer cycle for the current timer stage count. */
+static inline u64 qcn_rp__timer_cycle(const struct qcn_rp *rp,
+				      const struct qcn_rp_params *p, u32 rnd)
+{
+	u64 len;
+
+	if (p->mode == QCN_RP_MODE_QCNT) {
+		len = p->qcnt_period_ns;
+	} else {
+		len = p->time_reset_ns;
+		if (rp->timer_stage > p->threshold)
+			len >>= 1;
+	}
+	if (p->jitter)
+		len = qcn_jitter_u64(len, rnd);
+	return len < QCN_RP_MIN_PERIOD_NS ? QCN_RP_MIN_PERIOD_NS : len;
+}
+
+/* Length of the next byte-counter cycle for the current byte stage count. */
+static inline s64 qcn_rp__bc_cycle(const struct qcn_rp *rp,
+				   const struct qcn_rp_params *p, u32 rnd)
+{
+	u64 len = p->byte_reset;
+
+	if (rp->bc_stage > p->threshold)
+		len >>= 1;
+	if (p->jitter)
+		len = qcn_jitter_u64(len, rnd);
+	return len ? (s64)len : 1;
+}
 
 /* Inactive limiter at max rate. */
-static inline void qcn_rp_init(struct qcn_rp *rp, const struct qcn_rp_params *p);
+static inline void qcn_rp_init(struct qcn_rp *rp, const struct qcn_rp_params *p)
+{
+	rp->cr = p->max_rate;
+	rp->tr = p->max_rate;
+	rp->bc_left = p->byte_reset;
+	rp->timer_expiry_ns = 0;
+	rp->bc_stage = 0;
+	rp->timer_stage = 0;
+	rp->active = false;
+}
 
-/* CNM with quantized feedback qfb (1..63) at time now: eqs. (2), (3). */
+/*
+ * eq. (3) with the min decrease factor and min rate:
+ * max(MinRate, CR * max(1 - MinDecFac, 1 - Gd*qFb)), capped at max rate.
+ */
+static inline u64 qcn_rp_decreased_rate(u64 cr, const struct qcn_rp_params *p, u8 qfb)
+{
+	u32 gd = p->gd_shift > 63 ? 63 : p->gd_shift;
+	u32 pct = p->min_dec_pct > 100 ? 100 : p->min_dec_pct;
+	u64 dec, rate, floor_rate;
+
+	if (qfb > 63)
+		qfb = 63;
+	/* CR * Gd * qFb: exact while CR * 63 fits (CR < 2^57 bit/s) */
+	if (cr < (1ULL << 57))
+		dec = (cr * qfb) >> gd;
+	else
+		dec = (cr >> gd) * qfb;
+	rate = dec >= cr ? 0 : cr - dec;
+	floor_rate = qcn_mul_div_u64(cr, 100 - pct, 100);	/* CR * (1 - MinDecFac) */
+	rate = qcn_max_u64(rate, floor_rate);
+	rate = qcn_max_u64(rate, p->min_rate);
+	return qcn_min_u64(rate, p->max_rate);
+}
+
+/*
+ * CNM with quantized feedback qfb (0..63, larger values are clamped) at
+ * time now: eqs. (2), (3).  Creates (activates) the limiter at max rate if
+ * it was inactive.  rnd jitters the byte counter reload; qcn_rnd_mix(rnd)
+ * jitters the timer.
+ */
 static inline void qcn_rp_cnm(struct qcn_rp *rp, const struct qcn_rp_params *p,
-			      u8 qfb, u64 now_ns, u32 rnd);
+			      u8 qfb, u64 now_ns, u32 rnd)
+{
+	bool stage_nonzero;
 
-/* bytes really transmitted; returns an event when the byte counter expired. */
+	if (!rp->active) {
+		rp->cr = p->max_rate;
+		rp->tr = p->max_rate;
+		rp->bc_stage = 0;
+		rp->timer_stage = 0;
+		rp->active = true;
+	}
+	stage_nonzero = p->mode == QCN_RP_MODE_QCNT ? rp->timer_stage != 0 :
+						       rp->bc_stage != 0;
+	if (rp->cr >= p->max_rate || stage_nonzero)
+		rp->tr = rp->cr;				/* eq. (2) */
+	rp->cr = qcn_rp_decreased_rate(rp->cr, p, qfb);		/* eq. (3) */
+	rp->bc_stage = 0;
+	rp->timer_stage = 0;
+	rp->bc_left = qcn_rp__bc_cycle(rp, p, rnd);
+	rp->timer_expiry_ns = now_ns + qcn_rp__timer_cycle(rp, p, qcn_rnd_mix(rnd));
+}
+
+/*
+ * One counter expiry (eqs. 4-8): 'stage' is the expiring counter's stage
+ * count after its increment.  See the rules at the top of this file.
+ */
+static inline enum qcn_rp_event qcn_rp__expire(struct qcn_rp *rp,
+					       const struct qcn_rp_params *p, u32 stage)
+{
+	u32 lo, hi, hai_th;
+
+	if (p->mode == QCN_RP_MODE_QCNT) {
+		lo = rp->timer_stage;
+		hi = rp->timer_stage;
+		hai_th = qcn_rp_hai_threshold(p);
+	} else {
+		lo = rp->bc_stage < rp->timer_stage ? rp->bc_stage : rp->timer_stage;
+		hi = rp->bc_stage > rp->timer_stage ? rp->bc_stage : rp->timer_stage;
+		hai_th = p->threshold;
+	}
+
+	if (stage == 1 && rp->cr <= QCN_U64_MAX / 10 && rp->tr > rp->cr * 10)
+		rp->tr >>= 3;			/* target rate reduction */
+	else if (lo > hai_th)			/* HAI, eq. (7) */
+		rp->tr = qcn_sat_add_u64(rp->tr,
+					 qcn_sat_mul_u64(p->hai_rate, lo - hai_th));
+	else if (hi > p->threshold)		/* AI, eq. (5) */
+		rp->tr = qcn_sat_add_u64(rp->tr, p->ai_rate);
+	/* else fast recovery, eq. (4): TR unchanged */
+
+	/* eqs. (4), (6), (8): floor((CR + TR) / 2) without overflow */
+	rp->cr = (rp->cr >> 1) + (rp->tr >> 1) + (rp->cr & rp->tr & 1);
+	if (rp->cr >= p->max_rate) {
+		rp->cr = p->max_rate;
+		rp->active = false;
+		return QCN_RP_EV_RELEASE;
+	}
+	return QCN_RP_EV_INCREASE;
+}
+
+/*
+ * bytes really transmitted; returns an event when the byte counter expired
+ * (at most one expiry per call: if the overshoot covers further cycles,
+ * call again with bytes = 0 until QCN_RP_EV_NONE).  No-op in QCN-T and on
+ * an inactive limiter.
+ */
 static inline enum qcn_rp_event qcn_rp_tx(struct qcn_rp *rp, const struct qcn_rp_params *p,
-					  u32 bytes, u32 rnd);
+					  u32 bytes, u32 rnd)
+{
+	if (!rp->active || p->mode == QCN_RP_MODE_QCNT)
+		return QCN_RP_EV_NONE;
+	rp->bc_left -= bytes;
+	if (rp->bc_left > 0)
+		return QCN_RP_EV_NONE;
+	if (rp->bc_stage < QCN_U32_MAX)
+		rp->bc_stage++;
+	rp->bc_left += qcn_rp__bc_cycle(rp, p, rnd);
+	return qcn_rp__expire(rp, p, rp->bc_stage);
+}
 
 /*
  * Timer: processes one expiry if now >= rp->timer_expiry_ns and returns its
- * event (call in a loop to catch up); QCN_RP_EV_NONE otherwise.
+ * event (call in a loop to catch up); QCN_RP_EV_NONE otherwise.  The next
+ * expiry is scheduled from the previous expiry time, not from now.
  */
 static inline enum qcn_rp_event qcn_rp_timer(struct qcn_rp *rp, const struct qcn_rp_params *p,
-					     u64 now_ns, u32 rnd);
+					     u64 now_ns, u32 rnd)
+{
+	if (!rp->active || now_ns < rp->timer_expiry_ns)
+		return QCN_RP_EV_NONE;
+	if (rp->timer_stage < QCN_U32_MAX)
+		rp->timer_stage++;
+	rp->timer_expiry_ns += qcn_rp__timer_cycle(rp, p, rnd);
+	return qcn_rp__expire(rp, p, rp->timer_stage);
+}
 
 static inline enum qcn_rp_state qcn_rp_state(const struct qcn_rp *rp,
-					     const struct qcn_rp_params *p);
+					     const struct qcn_rp_params *p)
+{
+	u32 lo, hi;
 
-/* Time in ns to send len bytes at the current rate (pacing). */
-static inline u64 qcn_rp_tx_time_ns(const struct qcn_rp *rp, u32 len);
+	if (!rp->active)
+		return QCN_RP_RELEASED;
+	if (p->mode == QCN_RP_MODE_QCNT) {
+		lo = rp->timer_stage;
+		hi = rp->timer_stage;
+	} else {
+		lo = rp->bc_stage < rp->timer_stage ? rp->bc_stage : rp->timer_stage;
+		hi = rp->bc_stage > rp->timer_stage ? rp->bc_stage : rp->timer_stage;
+	}
+	if (hi <= p->threshold)
+		return QCN_RP_FR;
+	if (lo > qcn_rp_hai_threshold(p))
+		return QCN_RP_HAI;
+	return QCN_RP_AI;
+}
+
+/*
+ * Time in ns to send len bytes at the current rate (pacing):
+ * ceil(len * 8 * 1e9 / CR) would overshoot by up to 1 ns; we return the
+ * floor.  CR == 0 returns 0.
+ */
+static inline u64 qcn_rp_tx_time_ns(const struct qcn_rp *rp, u32 len)
+{
+	if (rp->cr == 0)
+		return 0;
+	if (len < (1U << 30))		/* len * 8e9 < 2^64 */
+		return qcn_div_u64((u64)len * 8ULL * QCN_NSEC_PER_SEC, rp->cr);
+	return qcn_mul_div_u64((u64)len * 8ULL, QCN_NSEC_PER_SEC, rp->cr);
+}
 
 #endif /* _QCN_RP_H */
