@@ -27,8 +27,11 @@
 #define QCN_AF_DEF_TS_NS	1000000	/* 1 ms */
 #define QCN_AF_DEF_ACTIVE	20000	/* bytes per Ts (20 KB) */
 #define QCN_AF_SHIFT		8	/* M_i and Mfair_i are bytes per Ts << 8 */
-/* per-Ts byte counts above this are clamped so the EWMA never overflows */
-#define QCN_AF_ARRIVED_MAX	(1ULL << 40)
+/*
+ * Per-Ts byte counts (and M_i) above 2^38 bytes (400 Gb/s for 5 s) are
+ * clamped so that the eq. (5) products stay below 2^63.
+ */
+#define QCN_AF_ARRIVED_MAX	(1ULL << 38)
 
 struct qcn_af_params {
 	u32 alpha;		/* (0, 1) in 1/65536 */
@@ -141,7 +144,7 @@ static inline void qcn_af_update(struct qcn_af_class *const *cls, u32 n,
 		c->arrived = 0;
 		if (c->m > (QCN_AF_ARRIVED_MAX << QCN_AF_SHIFT))
 			c->m = QCN_AF_ARRIVED_MAX << QCN_AF_SHIFT;
-		/* eq. (5), operands < 2^48 * 2^16 */
+		/* eq. (5): both products <= 2^46 * 2^16 */
 		c->m = ((QCN_AF_ONE - beta) * c->m +
 			beta * (x << QCN_AF_SHIFT) + (QCN_AF_ONE / 2)) >> 16;
 		c->active = c->m > thresh;		/* Remark 3 */

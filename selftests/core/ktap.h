@@ -49,7 +49,7 @@ static void ktap_vrecord(int ok, const char *diag, const char *fmt, va_list ap)
 }
 
 __attribute__((format(printf, 3, 4)))
-static int ktap_check(int ok, const char *diag, const char *fmt, ...)
+static __attribute__((unused)) int ktap_check(int ok, const char *diag, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,7 +60,7 @@ static int ktap_check(int ok, const char *diag, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 4, 5)))
-static int ktap_check_u64(uint64_t got, uint64_t exp, const char *expr, const char *fmt, ...)
+static __attribute__((unused)) int ktap_check_u64(uint64_t got, uint64_t exp, const char *expr, const char *fmt, ...)
 {
 	char diag[200];
 	va_list ap;
@@ -74,7 +74,7 @@ static int ktap_check_u64(uint64_t got, uint64_t exp, const char *expr, const ch
 }
 
 __attribute__((format(printf, 4, 5)))
-static int ktap_check_s64(int64_t got, int64_t exp, const char *expr, const char *fmt, ...)
+static __attribute__((unused)) int ktap_check_s64(int64_t got, int64_t exp, const char *expr, const char *fmt, ...)
 {
 	char diag[200];
 	va_list ap;
