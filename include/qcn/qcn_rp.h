@@ -38,7 +38,9 @@
  *   then CR <- min(max rate, floor((CR + TR) / 2)) (eqs. 4, 6, 8).  TR is
  *   not capped at the line rate (an AI/HAI step past it is what lets CR
  *   reach the line rate); when CR reaches max rate the limiter is released
- *   (QCN_RP_EV_RELEASE, rp->active = false) and CR = max rate.
+ *   (QCN_RP_EV_RELEASE, rp->active = false) and CR = max rate.  CR one
+ *   bit/s short of the line rate with TR at or above it also releases (the
+ *   floor would otherwise stall there forever when R_AI = 0).
  * - QCN-T: no byte counter (qcn_rp_tx() does nothing), one timer of period
  *   t (qcnt_period_ns, never halved, jittered only if params.jitter); FR /
  *   AI threshold unchanged; HAI threshold = T * threshold / t cycles
@@ -277,7 +279,13 @@ static inline enum qcn_rp_event qcn_rp__expire(struct qcn_rp *rp,
 
 	/* eqs. (4), (6), (8): floor((CR + TR) / 2) without overflow */
 	rp->cr = (rp->cr >> 1) + (rp->tr >> 1) + (rp->cr & rp->tr & 1);
-	if (rp->cr >= p->max_rate) {
+	/*
+	 * Release at line rate.  With TR at (or above) the line rate, the
+	 * floor would leave CR 1 bit/s short forever when R_AI is 0; the
+	 * real-valued recursion converges to the line rate, so release then.
+	 */
+	if (rp->cr >= p->max_rate ||
+	    (rp->tr >= p->max_rate && p->max_rate - rp->cr <= 1)) {
 		rp->cr = p->max_rate;
 		rp->active = false;
 		return QCN_RP_EV_RELEASE;

@@ -186,6 +186,22 @@ static void test_hai(void)
 	qcn_rp_tx(&rp, &p, 1, 0);		/* min 999 -> +994 x 50M = 49.7G */
 	CHECK_U64(rp.tr, 1 * G + 994 * 50 * M, "hai: large stage counts (no overflow)");
 	CHECK(!rp.active && rp.cr == 10 * G, "hai: overshoot releases at exactly max rate");
+
+	/* R_AI = R_HAI = 0: FR towards TR = line rate must still release */
+	p.ai_rate = 0;
+	p.hai_rate = 0;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	{
+		int n;
+
+		for (n = 0; n < 200 && qcn_rp_timer(&rp, &p, rp.timer_expiry_ns, 0) ==
+		     QCN_RP_EV_INCREASE; n++)
+			;
+		CHECK(!rp.active && rp.cr == 10 * G,
+		      "no AI/HAI: CR converging on the line rate releases (after %d increases)", n);
+		CHECK(n > 30 && n < 40, "no AI/HAI: release after ~33 halvings of a 4.9G gap (%d)", n);
+	}
 }
 
 static void test_target_rate_reduction(void)
