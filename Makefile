@@ -15,7 +15,7 @@ UNAME_R := $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(UNAME_R)/build) \
 		    $(wildcard $(TOP)/.cache/kernels/6.1/build) \
 		    $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64))))
-KVER = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 BUILD = $(TOP)/build/$(KVER)
 KSRC := Kbuild $(wildcard sch_qcn/Kbuild sch_qcn/*.[ch] rp_limiter/Kbuild rp_limiter/*.[ch]) \
 	$(shell find include -name '*.h')
