@@ -63,7 +63,7 @@ check: setup
 
 demo: setup
 	@$(MAKE) -s all
-	@scripts/vm-run --kernel 6.1 -- scripts/demo
+	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo -- scripts/demo
 
 clean:
 	rm -rf build out
