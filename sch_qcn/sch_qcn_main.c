@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sch_qcn: qdisc kind "qcn" (skeleton: a byte FIFO that registers its kind). */
+#include "sch_qcn_af.h"
 #include <linux/module.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -14,6 +15,7 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 static struct Qdisc_ops qcn_qdisc_ops __read_mostly = {
 	.id		= "qcn",
+	.cl_ops		= &qcn_af_class_ops,
 	.enqueue	= qcn_enqueue,
 	.dequeue	= qdisc_dequeue_head,
 	.peek		= qdisc_peek_head,
