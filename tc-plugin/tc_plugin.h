@@ -100,6 +100,8 @@ int print_color_s64(enum output_type t, enum color_attr c, const char *key,
 		    const char *fmt, int64_t value);
 int print_color_bool(enum output_type t, enum color_attr c, const char *key,
 		     const char *fmt, bool value);
+int print_color_float(enum output_type t, enum color_attr c, const char *key,
+		      const char *fmt, double value);
 /* rate in bytes/s: text "100Mbit", JSON the number in bytes/s */
 int print_color_rate(bool use_iec, enum output_type t, enum color_attr c,
 		     const char *key, const char *fmt, unsigned long long rate);
@@ -159,7 +161,7 @@ static inline __u64 rta_u64(const struct rtattr *rta)
 /* An attribute of at least len octets? Kernel dumps are trusted, not blindly. */
 static inline bool rta_ok_len(const struct rtattr *rta, int len)
 {
-	return rta && RTA_PAYLOAD(rta) >= len;
+	return rta && (int)RTA_PAYLOAD(rta) >= len;
 }
 
 #define TCP_MAXLEN 1024	/* tc's request buffer (struct req.buf) */

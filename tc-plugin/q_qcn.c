@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_qcn.c	tc plugin for the "qcn" qdisc (IEEE 802.1Qau congestion point)
+ *		and its AF-QCN classes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc_plugin.h"
+#include <uapi/linux/qcn.h>
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... qcn [ limit BYTES ] [ rate RATE ] [ sched fifo|drr ]\n"
+		"               [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
+		"               [ sample arrival|occupancy|two-samples ]\n"
+		"               [ keepalive TIME ] [ cpid N ]\n"
+		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
+		"               [ beta FRAC ] [ active BYTES ]\n"
+		"  limit     queue limit (default 150000 bytes; units: 150kb)\n"
+		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
+		"  sched     fifo (default) or per-flow deficit round robin\n"
+		"  qeq       queue set point Qeq (default 26000 bytes)\n"
+		"  w         weight of Qdelta, a power of two 2^-10..2^10 (default 2)\n"
+		"  interval  base sample interval (default 150000 bytes, >= 10000)\n"
+		"  sample    culprit selection (default arrival)\n"
+		"  keepalive sample while Q > Qeq and no frame arrives (default 0 = off)\n"
+		"  cpid      low 16 bits of the CPID (default 0; high 48 = port MAC)\n"
+		"  af        AF-QCN approximate fairness (default off)\n"
+		"  alpha     AF-QCN weight of Fb_AF, 0 < FRAC < 1\n"
+		"  ts        AF-QCN update period (e.g. 1ms)\n"
+		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1\n"
+		"  active    AF-QCN active threshold, bytes per Ts\n");
+}
+
+static void explain_class(void)
+{
+	fprintf(stderr,
+		"Usage: ... qcn [ weight N ] [ maxrate RATE ]\n"
+		"  weight   AF-QCN weight of the class, >= 1 (default 1)\n"
+		"  maxrate  AF-QCN rate cap of the class (default 0 = none)\n");
+}
+
+static const char * const qcn_sample_names[] = {
+	[TC_QCN_SAMPLE_ARRIVAL]		= "arrival",
+	[TC_QCN_SAMPLE_OCCUPANCY]	= "occupancy",
+	[TC_QCN_SAMPLE_TWO]		= "two-samples",
+};
+
+static const char * const qcn_sched_names[] = {
+	[TC_QCN_SCHED_FIFO]	= "fifo",
+	[TC_QCN_SCHED_DRR]	= "drr",
+};
+
+/* 2^e, exact for -10 <= e <= 10 (no libm in a plugin) */
+static double pow2(int e)
+{
+	double v = 1.0;
+
+	for (; e > 0; e--)
+		v *= 2;
+	for (; e < 0; e++)
+		v /= 2;
+	return v;
+}
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "qcn: illegal value for \"%s\": \"%s\"\n", what, arg);
+	return -1;
+}
+
+static int lookup(const char * const *names, int n, const char *arg)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], arg) == 0)
+			return i;
+	return -1;
+}
+
+/* "2", "0.5", "1024": an exact power of two 2^-10..2^10 -> exponent */
+static int parse_w(__s32 *exp, const char *arg)
+{
+	char *end;
+	double v;
+	int e;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0))
+		return -1;
+	for (e = -10; e <= 10; e++) {
+		if (pow2(e) == v) {
+			*exp = e;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "0.125" -> 8192 (1/65536 units), strictly between 0 and 1 */
+static int parse_frac(__u32 *val, const char *arg)
+{
+	char *end;
+	double v;
+	long r;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0 && v < 1))
+		return -1;
+	r = (long)(v * QCN_FRAC_ONE + 0.5);
+	if (r < 1 || r >= QCN_FRAC_ONE)
+		return -1;
+	*val = r;
+	return 0;
+}
+
+static int parse_uint_opt(__u32 *val, const char *arg, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*arg || *arg == '-')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*val = v;
+	return 0;
+}
+
+static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			 struct nlmsghdr *n, const char *dev)
+{
+	struct rtattr *tail;
+	__u32 limit = 0, qeq = 0, interval = 0, keepalive = 0, cpid = 0;
+	__u32 alpha = 0, ts = 0, beta = 0, active = 0;
+	bool has_limit = false, has_qeq = false, has_interval = false;
+	bool has_keepalive = false, has_cpid = false, has_rate = false;
+	bool has_w = false, has_active = false;
+	int sched = -1, sample = -1, af = -1;
+	__u64 rate = 0;
+	__s32 w_exp = 0;
+
+	(void)qu;
+	(void)dev;
+	while (argc > 0) {
+		const char *opt = *argv;
+
+		if (strcmp(opt, "help") == 0) {
+			explain();
+			return -1;
+		}
+		if (argc < 2) {
+			fprintf(stderr, "qcn: option \"%s\" needs a value\n", opt);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+		if (strcmp(opt, "limit") == 0) {
+			if (get_size(&limit, *argv) || limit == 0)
+				return bad(opt, *argv);
+			has_limit = true;
+		} else if (strcmp(opt, "rate") == 0) {
+			if (strcmp(*argv, "0") == 0)
+				rate = 0;
+			else if (get_rate64(&rate, *argv))
+				return bad(opt, *argv);
+			has_rate = true;
+		} else if (strcmp(opt, "sched") == 0) {
+			sched = lookup(qcn_sched_names, 2, *argv);
+			if (sched < 0)
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "qeq") == 0) {
+			if (get_size(&qeq, *argv) || qeq == 0)
+				return bad(opt, *argv);
+			has_qeq = true;
+		} else if (strcmp(opt, "w") == 0) {
+			if (parse_w(&w_exp, *argv))
+				return bad(opt, *argv);
+			has_w = true;
+		} else if (strcmp(opt, "interval") == 0) {
+			if (get_size(&interval, *argv) || interval < 10000)
+				return bad(opt, *argv);
+			has_interval = true;
+		} else if (strcmp(opt, "sample") == 0) {
+			sample = lookup(qcn_sample_names, 3, *argv);
+			if (sample < 0)
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "keepalive") == 0) {
+			if (strcmp(*argv, "0") == 0 || strcmp(*argv, "off") == 0)
+				keepalive = 0;
+			else if (get_time(&keepalive, *argv))
+				return bad(opt, *argv);
+			has_keepalive = true;
+		} else if (strcmp(opt, "cpid") == 0) {
+			if (parse_uint_opt(&cpid, *argv, 0xffff))
+				return bad(opt, *argv);
+			has_cpid = true;
+		} else if (strcmp(opt, "af") == 0) {
+			if (strcmp(*argv, "on") == 0)
+				af = 1;
+			else if (strcmp(*argv, "off") == 0)
+				af = 0;
+			else
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "alpha") == 0) {
+			if (parse_frac(&alpha, *argv))
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "ts") == 0) {
+			if (get_time(&ts, *argv) || ts == 0)
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "beta") == 0) {
+			if (parse_frac(&beta, *argv))
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "active") == 0) {
+			if (get_size(&active, *argv))
+				return bad(opt, *argv);
+			has_active = true;
+		} else {
+			fprintf(stderr, "qcn: unknown option \"%s\"\n", opt);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
+	if (has_limit)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_LIMIT, limit);
+	if (has_rate)
+		addattr64(n, TCP_MAXLEN, TCA_QCN_RATE, rate);
+	if (sched >= 0)
+		addattr8(n, TCP_MAXLEN, TCA_QCN_SCHED, sched);
+	if (has_qeq)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_QEQ, qeq);
+	if (has_w)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_W_EXP, (__u32)w_exp);
+	if (has_interval)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_INTERVAL, interval);
+	if (sample >= 0)
+		addattr8(n, TCP_MAXLEN, TCA_QCN_SAMPLE, sample);
+	if (has_keepalive)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_KEEPALIVE, keepalive);
+	if (has_cpid)
+		addattr16(n, TCP_MAXLEN, TCA_QCN_CPID, cpid);
+	if (af >= 0)
+		addattr8(n, TCP_MAXLEN, TCA_QCN_AF, af);
+	if (alpha)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_ALPHA, alpha);
+	if (ts)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_TS, ts);
+	if (beta)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_BETA, beta);
+	if (has_active)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_ACTIVE, active);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+/* microseconds as tc prints times: 1s, 10ms, 100us */
+static const char *qcn_time(char *buf, size_t len, __u32 us)
+{
+	if (us >= 1000000 && us % 1000000 == 0)
+		snprintf(buf, len, "%us", us / 1000000);
+	else if (us >= 1000)
+		snprintf(buf, len, "%gms", us / 1000.0);
+	else
+		snprintf(buf, len, "%uus", us);
+	return buf;
+}
+
+static void print_time_opt(const char *key, const char *fmt, __u32 us)
+{
+	char buf[64];
+
+	print_color_uint(PRINT_JSON, COLOR_NONE, key, NULL, us);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt,
+			   qcn_time(buf, sizeof(buf), us));
+}
+
+static void print_frac_opt(const char *key, const char *fmt, __u32 v)
+{
+	print_color_float(PRINT_ANY, COLOR_NONE, key, fmt,
+			  (double)v / QCN_FRAC_ONE);
+}
+
+static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_QCN_MAX + 1];
+	__u8 v;
+
+	(void)qu;
+	(void)f;
+	if (!opt)
+		return 0;
+	parse_rtattr_nested(tb, TCA_QCN_MAX, opt);
+
+	if (rta_ok_len(tb[TCA_QCN_LIMIT], 4))
+		tcp_size("limit", "limit %s ", rta_u32(tb[TCA_QCN_LIMIT]));
+	if (rta_ok_len(tb[TCA_QCN_RATE], 8))
+		tcp_rate("rate", "rate %s ", rta_u64(tb[TCA_QCN_RATE]));
+	if (rta_ok_len(tb[TCA_QCN_SCHED], 1)) {
+		v = rta_u8(tb[TCA_QCN_SCHED]);
+		tcp_string("sched", "sched %s ",
+			   v <= TC_QCN_SCHED_MAX ? qcn_sched_names[v] : "unknown");
+	}
+	if (rta_ok_len(tb[TCA_QCN_QEQ], 4))
+		tcp_size("qeq", "qeq %s ", rta_u32(tb[TCA_QCN_QEQ]));
+	if (rta_ok_len(tb[TCA_QCN_W_EXP], 4)) {
+		__s32 e = rta_s32(tb[TCA_QCN_W_EXP]);
+
+		print_color_int(PRINT_JSON, COLOR_NONE, "w_exp", NULL, e);
+		print_color_float(PRINT_ANY, COLOR_NONE, "w", "w %g ",
+				  pow2(e));
+	}
+	if (rta_ok_len(tb[TCA_QCN_INTERVAL], 4))
+		tcp_size("interval", "interval %s ", rta_u32(tb[TCA_QCN_INTERVAL]));
+	if (rta_ok_len(tb[TCA_QCN_SAMPLE], 1)) {
+		v = rta_u8(tb[TCA_QCN_SAMPLE]);
+		tcp_string("sample", "sample %s ",
+			   v <= TC_QCN_SAMPLE_MAX ? qcn_sample_names[v] : "unknown");
+	}
+	if (rta_ok_len(tb[TCA_QCN_KEEPALIVE], 4))
+		print_time_opt("keepalive", "keepalive %s ",
+			       rta_u32(tb[TCA_QCN_KEEPALIVE]));
+	if (rta_ok_len(tb[TCA_QCN_CPID], 2))
+		tcp_uint("cpid", "cpid %u ", rta_u16(tb[TCA_QCN_CPID]));
+	if (rta_ok_len(tb[TCA_QCN_AF], 1))
+		tcp_string("af", "af %s ", rta_u8(tb[TCA_QCN_AF]) ? "on" : "off");
+	if (rta_ok_len(tb[TCA_QCN_AF_ALPHA], 4))
+		print_frac_opt("alpha", "alpha %g ", rta_u32(tb[TCA_QCN_AF_ALPHA]));
+	if (rta_ok_len(tb[TCA_QCN_AF_TS], 4))
+		print_time_opt("ts", "ts %s ", rta_u32(tb[TCA_QCN_AF_TS]));
+	if (rta_ok_len(tb[TCA_QCN_AF_BETA], 4))
+		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
+	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
+		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+	return 0;
+}
+
+static void print_class_xstats(const struct tc_qcn_class_xstats *st)
+{
+	tcp_uint("weight", " weight %u", st->weight);
+	tcp_uint("active", " active %u", st->active);
+	tcp_rate("maxrate", " maxrate %s", st->maxrate);
+	tcp_rate("rate_est", " rate_est %s", st->rate_est);
+	tcp_rate("fair_share", " fair_share %s", st->fair_share);
+	tcp_uint("last_fb_af", " last_fb_af %u", st->last_fb_af);
+	tcp_u64("cnm_sent", " cnm_sent %llu", st->cnm_sent);
+	tcp_u64("bytes", " bytes %llu", st->bytes);
+}
+
+static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats)
+{
+	struct tc_qcn_class_xstats cst;
+	struct tc_qcn_xstats st;
+	int i;
+
+	(void)qu;
+	(void)f;
+	if (!xstats)
+		return 0;
+	if ((size_t)RTA_PAYLOAD(xstats) == sizeof(cst)) {
+		memcpy(&cst, RTA_DATA(xstats), sizeof(cst));
+		print_class_xstats(&cst);
+		return 0;
+	}
+	if ((size_t)RTA_PAYLOAD(xstats) < sizeof(st))
+		return -1;
+	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+
+	tcp_u64("samples", "  samples %llu", st.samples);
+	tcp_u64("keepalive_samples", " keepalive_samples %llu",
+		st.keepalive_samples);
+	tcp_u64("cnm_arrival", " cnm_arrival %llu",
+		st.cnm_sent[TC_QCN_SAMPLE_ARRIVAL]);
+	tcp_u64("cnm_occupancy", " cnm_occupancy %llu",
+		st.cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
+	tcp_u64("cnm_two_samples", " cnm_two_samples %llu",
+		st.cnm_sent[TC_QCN_SAMPLE_TWO]);
+	tcp_fp("%s", "\n ");
+	tcp_u64("cnm_fail", " cnm_fail %llu", st.cnm_fail);
+	tcp_u64("cnm_skipped", " cnm_skipped %llu", st.cnm_skipped);
+	tcp_u64("drops", " drops %llu", st.drops);
+	print_color_s64(PRINT_ANY, COLOR_NONE, "last_fb", " last_fb %lld",
+			st.last_fb);
+	tcp_uint("last_qfb", " last_qfb %u", st.last_qfb);
+	tcp_uint("qold", " qold %u", st.qold);
+	tcp_uint("flows", " flows %u", st.flows);
+	tcp_uint("af_classes", " af_classes %u", st.af_classes);
+	tcp_fp("%s", "\n  qfb_hist");
+	open_json_array(PRINT_JSON, "qfb_hist");
+	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)
+		tcp_u64(NULL, " %llu", st.qfb_hist[i]);
+	close_json_array(PRINT_JSON, NULL);
+	return 0;
+}
+
+static int qcn_parse_copt(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev)
+{
+	struct rtattr *tail;
+	bool has_weight = false, has_maxrate = false;
+	__u64 maxrate = 0;
+	__u32 weight = 0;
+
+	(void)qu;
+	(void)dev;
+	while (argc > 0) {
+		const char *opt = *argv;
+
+		if (strcmp(opt, "help") == 0) {
+			explain_class();
+			return -1;
+		}
+		if (argc < 2) {
+			fprintf(stderr, "qcn: option \"%s\" needs a value\n", opt);
+			explain_class();
+			return -1;
+		}
+		argc--;
+		argv++;
+		if (strcmp(opt, "weight") == 0) {
+			if (parse_uint_opt(&weight, *argv, 0xffffffffUL) ||
+			    weight < 1)
+				return bad(opt, *argv);
+			has_weight = true;
+		} else if (strcmp(opt, "maxrate") == 0) {
+			if (strcmp(*argv, "0") == 0)
+				maxrate = 0;
+			else if (get_rate64(&maxrate, *argv))
+				return bad(opt, *argv);
+			has_maxrate = true;
+		} else {
+			fprintf(stderr, "qcn: unknown class option \"%s\"\n", opt);
+			explain_class();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
+	if (has_weight)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_CLASS_WEIGHT, weight);
+	if (has_maxrate)
+		addattr64(n, TCP_MAXLEN, TCA_QCN_CLASS_MAXRATE, maxrate);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+static int qcn_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_QCN_CLASS_MAX + 1];
+
+	(void)qu;
+	(void)f;
+	if (!opt)
+		return 0;
+	parse_rtattr_nested(tb, TCA_QCN_CLASS_MAX, opt);
+	if (rta_ok_len(tb[TCA_QCN_CLASS_WEIGHT], 4))
+		tcp_uint("weight", "weight %u ", rta_u32(tb[TCA_QCN_CLASS_WEIGHT]));
+	if (rta_ok_len(tb[TCA_QCN_CLASS_MAXRATE], 8))
+		tcp_rate("maxrate", "maxrate %s ",
+			 rta_u64(tb[TCA_QCN_CLASS_MAXRATE]));
+	return 0;
+}
+
+struct qdisc_util qcn_qdisc_util = {
+	.id		= "qcn",
+	.parse_qopt	= qcn_parse_opt,
+	.print_qopt	= qcn_print_opt,
+	.print_xstats	= qcn_print_xstats,
+	.parse_copt	= qcn_parse_copt,
+	.print_copt	= qcn_print_copt,
+};
