@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# CNMs on the wire: h1, h2 -> bridge -> r with qcn (30 Mbit/s) on the port to
+# r, UDP senders overloading it.  The CNMs captured on h1 and h2 decode, carry
+# the right addresses, CPID and a copy of a frame the host sent, and their
+# number agrees with xstats.  Below the port rate no CNM is sent; the mean qFb
+# grows with the overload; the keep-alive timer samples a standing queue.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd iperf3 jq
+qcn_require_modules sch_qcn
+DUMP="$QCN_TOP/selftests/cnm_dump"
+[ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+ktap_plan 15
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+
+PORT_MAC=$(ip -n "$TB-sw" -br link show dev sw-pr | awk '{print $3}')
+R_MAC=02:00:00:00:00:64
+
+xst()	# xstats KEY
+{
+	qdisc_json sw sw-pr | jq -r ".[0].$1"
+}
+
+cnm_total()
+{
+	qdisc_json sw sw-pr | jq -r '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples'
+}
+
+# udp HOST RATE SECONDS PORT: iperf3 UDP client in the background
+udp()
+{
+	nsbg "$1" iperf3 -c "$QCN_NET.100" -u -b "$2" -t "$3" -l 1200 -p "$4" >/dev/null 2>&1
+}
+
+server()
+{
+	nsbg r iperf3 -s -p "$1" >/dev/null 2>&1
+}
+
+server 5201
+server 5202
+sleep 0.5
+
+# ---------------------------------------------------------------- overload
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \
+	rate 30mbit cpid 0x1234
+ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 8 >"$TMP/h1" &
+p1=$!
+ip netns exec "$TB-h2" "$DUMP" -i eth0 -t 8 >"$TMP/h2" &
+p2=$!
+sleep 0.5
+udp h1 40M 5 5201
+udp h2 40M 5 5202
+wait "$p1" "$p2"
+
+n1=$(grep -c '^cnm ' "$TMP/h1")
+n2=$(grep -c '^cnm ' "$TMP/h2")
+bad=$(cat "$TMP/h1" "$TMP/h2" | grep -c '^bad ')
+total=$(cnm_total)
+fail=$(xst cnm_fail)
+ktap_info "CNMs captured h1=$n1 h2=$n2 bad=$bad; xstats sent=$total fail=$fail samples=$(xst samples)"
+ktap_check "CNMs reach h1" test "$n1" -gt 0
+ktap_check "CNMs reach h2" test "$n2" -gt 0
+ktap_check "every captured CNM decodes" test "$bad" -eq 0
+
+fields_ok()	# FILE HOSTMAC HOSTIP: every CNM line carries the expected fields
+{
+	awk -v pm="$PORT_MAC" -v hm="$2" -v hip="$3" -v rm="$R_MAC" -v rip="$QCN_NET.100" \
+	    -v cpid="$(echo "$PORT_MAC" | tr -d :)1234" '
+	/^cnm / {
+		n++
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		if (f["src"] != pm || f["dst"] != hm || f["ver"] != 0 ||
+		    f["qfb"] < 1 || f["qfb"] > 63 || f["cpid"] != cpid ||
+		    f["edst"] != rm || f["prio"] != 0 || f["msdu_len"] != 64 ||
+		    substr(f["msdu"], 1, 4) != "0800" || f["inner"] != "ipv4" ||
+		    f["isrc"] != hip || f["idst"] != rip || f["proto"] != 17 ||
+		    f["ipcsum"] != "ok" || f["dport"] !~ /^520[12]$/) {
+			print "# bad CNM: " $0; bad++
+		}
+	}
+	END { exit !(n > 0 && bad == 0) }' "$1"
+}
+ktap_check "h1's CNMs: addresses, CPID, qFb, MSDU = start of its UDP frame" \
+	fields_ok "$TMP/h1" 02:00:00:00:00:01 "$QCN_NET.1"
+ktap_check "h2's CNMs: addresses, CPID, qFb, MSDU = start of its UDP frame" \
+	fields_ok "$TMP/h2" 02:00:00:00:00:02 "$QCN_NET.2"
+ktap_check "captured count ($((n1 + n2))) equals xstats ($total)" test "$((n1 + n2))" -eq "$total"
+ktap_check "no CNM transmit failures" test "$fail" -eq 0
+hist=$(qdisc_json sw sw-pr | jq '[.[0].qfb_hist[]] | add')
+ktap_check "qFb histogram counts every CNM ($hist)" test "$hist" -eq "$total"
+ktap_check "CNMs are counted as arrival-sampled" test "$(xst cnm_occupancy)" -eq 0
+
+# mean qFb of the CNMs captured in one overload run
+mean_qfb()
+{
+	cat "$@" | awk '/^cnm /{ for (i = 2; i <= NF; i++) if ($i ~ /^qfb=/) { s += substr($i, 5); n++ } }
+		END { if (n) printf "%d\n", s * 10 / n; else print 0 }'
+}
+heavy=$(mean_qfb "$TMP/h1" "$TMP/h2")
+
+# --------------------------------------------------------- below the rate
+sleep 1
+nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 150000 rate 30mbit
+ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 4 >"$TMP/low" &
+p1=$!
+sleep 0.3
+udp h1 10M 3 5201
+wait "$p1"
+s=$(xst samples)
+t=$(cnm_total)
+ktap_info "10 Mbit/s into 30 Mbit/s: samples=$s cnms=$t captured=$(grep -c '^cnm ' "$TMP/low")"
+ktap_check "below the port rate the CP samples" test "$s" -gt 5
+ktap_check "below the port rate no CNM is sent" test "$t" -eq 0 -a "$(grep -c '^cnm ' "$TMP/low")" -eq 0
+
+# ----------------------------------------------------- a milder overload
+sleep 1
+nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 150000 rate 30mbit
+ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 6 >"$TMP/mild" &
+p1=$!
+sleep 0.3
+udp h1 34M 5 5201
+wait "$p1"
+mild=$(mean_qfb "$TMP/mild")
+ktap_info "mean qFb x10: 34 Mbit/s offered $mild, 2 x 40 Mbit/s offered $heavy"
+ktap_check "qFb rises with the overload" test "$heavy" -gt "$mild"
+
+# ---------------------------------------------------------- keep-alive
+# a standing queue drained at 2 Mbit/s with no arrivals: keep-alive samples
+sleep 1
+nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 100000 rate 2mbit keepalive 10ms
+udp h1 20M 1 5201
+wait "$TB_LAST_PID"
+sleep 0.6
+ka=$(xst keepalive_samples)
+ka_cnm=$(cnm_total)
+ktap_info "keep-alive samples $ka, CNMs $ka_cnm"
+ktap_check "keep-alive samples a queue above Qeq without arrivals" test "$ka" -gt 5
+ktap_check "keep-alive samples send CNMs" test "$ka_cnm" -gt 0
+qlen=$(qdisc_json sw sw-pr | jq '.[0].backlog')
+ktap_info "backlog after the burst: $qlen"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
