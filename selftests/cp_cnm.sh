@@ -42,6 +42,13 @@ server()
 	nsbg r iperf3 -s -p "$1" >/dev/null 2>&1
 }
 
+# a new qdisc (fresh counters)
+cp_fresh()
+{
+	nsx sw tc qdisc del dev sw-pr root 2>/dev/null
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn "$@"
+}
+
 server 5201
 server 5202
 sleep 0.5
@@ -106,7 +113,7 @@ heavy=$(mean_qfb "$TMP/h1" "$TMP/h2")
 
 # --------------------------------------------------------- below the rate
 sleep 1
-nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 150000 rate 30mbit
+cp_fresh limit 150000 rate 30mbit
 ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 4 >"$TMP/low" &
 p1=$!
 sleep 0.3
@@ -120,7 +127,7 @@ ktap_check "below the port rate no CNM is sent" test "$t" -eq 0 -a "$(grep -c '^
 
 # ----------------------------------------------------- a milder overload
 sleep 1
-nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 150000 rate 30mbit
+cp_fresh limit 150000 rate 30mbit
 ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 6 >"$TMP/mild" &
 p1=$!
 sleep 0.3
@@ -133,7 +140,7 @@ ktap_check "qFb rises with the overload" test "$heavy" -gt "$mild"
 # ---------------------------------------------------------- keep-alive
 # a standing queue drained at 2 Mbit/s with no arrivals: keep-alive samples
 sleep 1
-nsx sw tc qdisc replace dev sw-pr root handle 1: qcn limit 100000 rate 2mbit keepalive 10ms
+cp_fresh limit 100000 rate 2mbit keepalive 10ms
 udp h1 20M 1 5201
 wait "$TB_LAST_PID"
 sleep 0.6

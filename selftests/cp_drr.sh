@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Occupancy sampling under non-FIFO service (Gusat et al., QCN-OS): with
+# sched drr a low-rate victim (h2, 4 Mbit/s) sharing a 30 Mbit/s CP with a
+# heavy culprit (h1, 60 Mbit/s) gets a share of the CNMs roughly equal to its
+# share of the arrivals under "sample arrival", and far fewer under "sample
+# occupancy" (its DRR queue is nearly empty).  Same run, same traffic; the
+# sampling mode is switched with tc qdisc change.  two-samples also answers.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd iperf3 jq
+qcn_require_modules sch_qcn
+DUMP="$QCN_TOP/selftests/cnm_dump"
+[ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+ktap_plan 8
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+
+xst()
+{
+	qdisc_json sw sw-pr | jq -r ".[0].$1"
+}
+
+# phase NAME SECONDS: capture CNMs on h1 and h2
+phase()
+{
+	ip netns exec "$TB-h1" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h1" &
+	local p1=$!
+	ip netns exec "$TB-h2" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h2" &
+	local p2=$!
+	wait "$p1" "$p2"
+}
+
+count()
+{
+	grep -c '^cnm ' "$TMP/$1"
+}
+
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
+	sched drr sample arrival
+nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+sleep 0.5
+nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 60M -t 16 -l 1200 -p 5201 >/dev/null 2>&1
+nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 4M -t 16 -l 1200 -p 5202 >/dev/null 2>&1
+sleep 1.5
+
+phase arrival 4
+nsx sw tc qdisc change dev sw-pr root qcn sample occupancy
+sleep 0.3
+phase occupancy 4
+occ_xstats=$(xst cnm_occupancy)
+nsx sw tc qdisc change dev sw-pr root qcn sample two-samples
+sleep 0.3
+phase two 3
+two_xstats=$(xst cnm_two_samples)
+
+ha=$(count arrival.h1); va=$(count arrival.h2)
+ho=$(count occupancy.h1); vo=$(count occupancy.h2)
+ht=$(count two.h1); vt=$(count two.h2)
+ktap_info "arrival: culprit $ha victim $va; occupancy: culprit $ho victim $vo; two-samples: culprit $ht victim $vt"
+ktap_info "xstats flows=$(xst flows) cnm_arrival=$(xst cnm_arrival) cnm_occupancy=$occ_xstats cnm_two_samples=$two_xstats"
+ktap_check "arrival sampling notifies the culprit" test "$ha" -gt 20
+ktap_check "arrival sampling notifies the victim too ($va)" test "$va" -ge 5
+ktap_check "occupancy sampling notifies the culprit" test "$ho" -gt 20
+# victim's share under occupancy < a third of its share under arrival
+ktap_check "victim gets far fewer CNMs with occupancy than with arrival" \
+	test "$((vo * (va + ha) * 3))" -lt "$((va * (vo + ho)))"
+ktap_check "occupancy CNMs counted in xstats" test "$occ_xstats" -gt 0
+ktap_check "two-samples notifies the culprit" test "$ht" -gt 10 -a "$two_xstats" -gt 0
+ktap_check "two-samples spares the victim like occupancy" \
+	test "$((vt * (va + ha) * 3))" -lt "$((va * (vt + ht)))"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn configuration: every option is parsed, applied and dumped (text and
+# JSON); every out-of-range or malformed option fails with a message and
+# leaves the qdisc unchanged (tc's checks and the kernel's policy/extack);
+# shrinking the limit trims the queue; qcn works as a child of tbf and htb.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd jq ping
+qcn_require_modules sch_qcn
+qcn_dmesg_mark
+tb_init
+tb_ns a || ktap_skip_all "cannot create a namespace"
+tb_ns b
+tb_veth a va b vb
+ip -n "$TB-a" addr add 10.9.0.1/24 dev va
+ip -n "$TB-b" addr add 10.9.0.2/24 dev vb
+nsx a ip link add d0 type dummy
+nsx a ip link set d0 up
+
+BAD_TC=(
+	"limit 0" "limit abc" "limit" "rate fast" "sched prio" "qeq 0"
+	"w 3" "w 0" "w -2" "w 2048" "w 0.0001" "w two" "interval 5000"
+	"sample random" "keepalive soon" "cpid 65536" "cpid -1" "cpid x"
+	"af maybe" "alpha 0" "alpha 1" "alpha 1.5" "ts 0" "ts never"
+	"beta 0" "beta 2" "active lots" "bogus 1"
+)
+# accepted by tc, rejected by the kernel's netlink policy (extack)
+BAD_KERNEL=(
+	"keepalive 20s" "rate 10tbit" "limit 3gb" "qeq 3gb"
+	"limit 100000 keepalive 20s" "sched drr rate 10tbit"
+)
+ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 14))
+
+nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
+	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
+ktap_check "qcn accepts every option" test $? -eq 0
+J=$(nsx a tc -j qdisc show dev d0)
+want='{"limit":153600,"rate":12500000,"sched":"drr","qeq":30720,"w_exp":-1,"interval":20000,"sample":"two-samples","keepalive":10000,"cpid":7}'
+got=$(printf '%s' "$J" | jq -c '.[0].options | {limit,rate,sched,qeq,w_exp,interval,sample,keepalive,cpid}')
+ktap_check "JSON dump shows every option ($got)" test "$got" = "$want"
+txt=$(nsx a tc qdisc show dev d0)
+ktap_check "text dump shows every option" bash -c "grep -q 'limit 150Kb rate 100Mbit sched drr qeq 30Kb w 0.5 interval 20000b sample two-samples keepalive 10ms cpid 7' <<<'$txt'"
+
+before=$(nsx a tc -d qdisc show dev d0)
+reject()	# OPTS...: tc fails, says why, and the qdisc is unchanged
+{
+	local err rc after
+	err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn "$@" 2>&1 >/dev/null)
+	rc=$?
+	after=$(nsx a tc -d qdisc show dev d0)
+	if [ $rc -ne 0 ] && [ -n "$err" ] && [ "$after" = "$before" ]; then
+		ktap_ok "rejected: $* ($(head -n1 <<<"$err"))"
+	else
+		ktap_fail "rejected: $*" "rc=$rc err='$err' after='$after'"
+	fi
+}
+for o in "${BAD_TC[@]}"; do
+	# shellcheck disable=SC2086
+	reject $o
+done
+for o in "${BAD_KERNEL[@]}"; do
+	# shellcheck disable=SC2086
+	reject $o
+done
+err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn keepalive 20s 2>&1)
+ktap_check "the kernel's rejection carries an extack message" \
+	bash -c "grep -qi 'error' <<<'$err' && grep -qiE 'range|keepalive|attribute' <<<'$err'"
+
+class_reject()	# OPT VALUE: tc class change fails naming the option
+{
+	local err
+	err=$(ip netns exec "$TB-a" tc class change dev d0 classid 1:1 qcn "$@" 2>&1) && return 1
+	grep -q "$1" <<<"$err"
+}
+ktap_check "class option weight 0 rejected with a message" class_reject weight 0
+ktap_check "class option maxrate garbage rejected with a message" class_reject maxrate fast
+ktap_check "a change of one option keeps the others" \
+	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn sample occupancy && ip netns exec $TB-a tc qdisc show dev d0 | grep -q 'limit 150Kb rate 100Mbit sched drr qeq 30Kb w 0.5 interval 20000b sample occupancy'"
+usage=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn help 2>&1)
+ktap_check "help prints the usage" bash -c "grep -q 'Usage: ... qcn' <<<'$usage'"
+
+# shrinking limit trims a standing queue (paced at 1 Mbit/s)
+nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 1mbit
+nsx a ping -c 80 -i 0.002 -s 1400 -W 1 -q 10.9.0.2 >/dev/null 2>&1 &
+sleep 0.4
+b1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].backlog')
+nsx a tc qdisc change dev va root qcn limit 20000
+S=$(nsx a tc -s -j qdisc show dev va)
+b2=$(printf '%s' "$S" | jq '.[0].backlog')
+d2=$(printf '%s' "$S" | jq '.[0].drops')
+ktap_info "backlog $b1 -> $b2 after limit 20000, drops $d2"
+ktap_check "a standing queue built up" test "$b1" -gt 40000
+ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
+wait
+nsx a tc qdisc del dev va root
+
+# peek: under tbf and htb
+nsx a tc qdisc add dev va root handle 1: tbf rate 20mbit burst 20kb latency 50ms
+nsx a tc qdisc add dev va parent 1: handle 10: qcn rate 10mbit
+ktap_check "qcn (paced) as the child of tbf forwards" nsx a ping -c 20 -i 0.01 -q -W 2 10.9.0.2
+sent=$(nsx a tc -s -j qdisc show dev va | jq '.[] | select(.kind == "qcn") | .packets')
+ktap_check "the qcn child counted the frames ($sent)" test "$sent" -ge 20
+nsx a tc qdisc del dev va root
+nsx a tc qdisc add dev va root handle 1: htb default 1
+nsx a tc class add dev va parent 1: classid 1:1 htb rate 20mbit
+nsx a tc qdisc add dev va parent 1:1 handle 10: qcn rate 10mbit sched drr
+ktap_check "qcn (paced, drr) as the child of htb forwards" nsx a ping -c 20 -i 0.01 -q -W 2 10.9.0.2
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
