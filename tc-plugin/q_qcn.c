@@ -391,7 +391,7 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	tcp_fp("%s", "\n ");
 	tcp_u64("cnm_fail", " cnm_fail %llu", st.cnm_fail);
 	tcp_u64("cnm_skipped", " cnm_skipped %llu", st.cnm_skipped);
-	tcp_u64("drops", " drops %llu", st.drops);
+	tcp_u64("tail_drops", " tail_drops %llu", st.drops);
 	print_color_s64(PRINT_ANY, COLOR_NONE, "last_fb", " last_fb %lld",
 			st.last_fb);
 	tcp_uint("last_qfb", " last_qfb %u", st.last_qfb);

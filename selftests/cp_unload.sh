@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Teardown while traffic flows and CNMs are in flight: qdisc delete and
+# re-add, module unload and reload, and deleting the namespace that holds an
+# active qcn (pernet exit, pending CNM work).  No oops, no warning.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd iperf3 jq
+qcn_require_modules sch_qcn
+ktap_plan 9
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+
+nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+sleep 0.5
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
+	sample occupancy keepalive 1ms
+nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 40M -t 9 -l 1200 -p 5201 >/dev/null 2>&1
+nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 40M -t 9 -l 1200 -p 5202 >/dev/null 2>&1
+sleep 2
+cnms=$(qdisc_json sw sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
+ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
+ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \
+	qcn rate 30mbit sample two-samples keepalive 1ms
+sleep 1
+nsx sw tc qdisc del dev sw-pr root
+ktap_check "module unload while traffic flows" rmmod sch_qcn
+ktap_check "module reload and attach under traffic" nsx sw tc qdisc add dev sw-pr root \
+	handle 1: qcn rate 30mbit sample arrival keepalive 1ms
+nsx sw tc qdisc add dev sw-p1 root handle 1: tbf rate 50mbit burst 20kb latency 20ms
+ktap_check "qcn as a tbf child under traffic" nsx sw tc qdisc add dev sw-p1 parent 1: qcn rate 40mbit
+sleep 1
+ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-sw"
+sleep 1
+tb_cleanup
+ktap_check "module unloads after the namespaces are gone" rmmod sch_qcn
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udp_send: a tiny paced UDP sender for the selftests (no ping/iperf3
+ * needed).
+ *
+ *   udp_send -d ADDR [-p PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]
+ *
+ * Sends datagrams of BYTES payload to ADDR:PORT (default 9, 1000 bytes) at
+ * RATE (payload bits/s; 0 = as fast as the socket takes them) until SECONDS
+ * passed or COUNT datagrams went out.  Prints "sent=N errors=N".
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
+	unsigned long count = 0, sent = 0, errors = 0;
+	double rate = 0, seconds = 0, t0, next, t;
+	const char *addr = NULL;
+	size_t size = 1000;
+	char buf[65536];
+	int c, fd;
+
+	while ((c = getopt(argc, argv, "d:p:s:r:t:c:")) != -1) {
+		switch (c) {
+		case 'd':
+			addr = optarg;
+			break;
+		case 'p':
+			sin.sin_port = htons(atoi(optarg));
+			break;
+		case 's':
+			size = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			rate = atof(optarg);
+			break;
+		case 't':
+			seconds = atof(optarg);
+			break;
+		case 'c':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (!addr || inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
+	    size > sizeof(buf) || (!seconds && !count))
+		goto usage;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		perror("udp_send");
+		return 1;
+	}
+	memset(buf, 0x5a, sizeof(buf));
+	t0 = now();
+	next = t0;
+	while ((!count || sent < count) && (!seconds || (t = now()) - t0 < seconds)) {
+		if (rate > 0) {
+			t = now();
+			if (t < next) {
+				struct timespec d = {
+					.tv_sec = (time_t)(next - t),
+					.tv_nsec = (long)((next - t - (time_t)(next - t)) * 1e9),
+				};
+
+				nanosleep(&d, NULL);
+			}
+			next += size * 8.0 / rate;
+		}
+		memcpy(buf, &sent, sizeof(sent));
+		/* unconnected: ICMP port unreachable does not fail the next send */
+		if (sendto(fd, buf, size, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+			errors++;
+			continue;
+		}
+		sent++;
+	}
+	printf("sent=%lu errors=%lu\n", sent, errors);
+	close(fd);
+	return 0;
+usage:
+	fprintf(stderr, "usage: udp_send -d ADDR [-p PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]\n");
+	return 2;
+}
