@@ -61,7 +61,7 @@
 #define QCN_CNM_RING		32		/* CNMs waiting for the work item */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
-#define QCN_MAX_RATE		(1ULL << 40)	/* bytes/s, ~8.8 Tbit/s */
+#define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	10000000	/* us */
 
 /* Per-skb state while queued. */
@@ -565,7 +565,7 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	u32 handle, len, ka;
+	u32 handle, len, ka, rnd;
 	bool drop;
 	int ret;
 
@@ -601,8 +601,9 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 					      ns_to_ktime(q->ka_ref + (u64)ka * NSEC_PER_USEC),
 					      HRTIMER_MODE_ABS_SOFT);
 		}
-		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog,
-				   get_random_u32(), &s))
+		/* qcn_cp_arrival() uses the draw only at a sampling instant */
+		rnd = q->cp.countdown <= len ? get_random_u32() : 0;
+		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
 			qcn_sampled(sch, &s, skb);
 	}
 	if (drop) {
