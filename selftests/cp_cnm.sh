@@ -75,23 +75,32 @@ ktap_check "CNMs reach h1" test "$n1" -gt 0
 ktap_check "CNMs reach h2" test "$n2" -gt 0
 ktap_check "every captured CNM decodes" test "$bad" -eq 0
 
-fields_ok()	# FILE HOSTMAC HOSTIP: every CNM line carries the expected fields
+# Every CNM line carries the expected fields.  Frames other than the UDP
+# stream (the host's own IPv6 router solicitations, ARP) may be sampled too:
+# their common fields must be right and there may be only a few of them.
+fields_ok()	# FILE HOSTMAC HOSTIP
 {
 	awk -v pm="$PORT_MAC" -v hm="$2" -v hip="$3" -v rm="$R_MAC" -v rip="$QCN_NET.100" \
 	    -v cpid="$(echo "$PORT_MAC" | tr -d :)1234" '
 	/^cnm / {
 		n++
+		delete f
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		if (f["src"] != pm || f["dst"] != hm || f["ver"] != 0 ||
-		    f["qfb"] < 1 || f["qfb"] > 63 || f["cpid"] != cpid ||
-		    f["edst"] != rm || f["prio"] != 0 || f["msdu_len"] != 64 ||
-		    substr(f["msdu"], 1, 4) != "0800" || f["inner"] != "ipv4" ||
-		    f["isrc"] != hip || f["idst"] != rip || f["proto"] != 17 ||
-		    f["ipcsum"] != "ok" || f["dport"] !~ /^520[12]$/) {
+		    f["qfb"] < 1 || f["qfb"] > 63 || f["cpid"] != cpid || f["prio"] != 0) {
+			print "# bad CNM: " $0; bad++
+		} else if (substr(f["msdu"], 1, 4) != "0800") {
+			other++
+		} else if (f["edst"] != rm || f["msdu_len"] != 64 || f["inner"] != "ipv4" ||
+			   f["isrc"] != hip || f["idst"] != rip || f["proto"] != 17 ||
+			   f["ipcsum"] != "ok" || f["dport"] !~ /^520[12]$/) {
 			print "# bad CNM: " $0; bad++
 		}
 	}
-	END { exit !(n > 0 && bad == 0) }' "$1"
+	END {
+		if (other) print "# " other " CNMs for non-IPv4 frames of the host"
+		exit !(n > 0 && bad == 0 && other * 20 <= n)
+	}' "$1"
 }
 ktap_check "h1's CNMs: addresses, CPID, qFb, MSDU = start of its UDP frame" \
 	fields_ok "$TMP/h1" 02:00:00:00:00:01 "$QCN_NET.1"
