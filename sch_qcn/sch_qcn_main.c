@@ -19,8 +19,9 @@
  * Path-congestion index (two-samples): the largest normalized fill level
  * backlog/limit (qcn_culprit_fill_level(), 1/65536 units) of the qcn
  * instances of this network namespace that a frame of the flow (same
- * skb_get_hash()) crossed within the last QCN_PCI_AGE.  Each instance
- * writes its fill level for the flow at every arrival into a per-netns
+ * skb_get_hash()) crossed within the last QCN_PCI_AGE.  While any instance
+ * of the namespace samples two-samples, every instance writes its fill
+ * level (after the enqueue) for the flow at every arrival into a per-netns
  * table of QCN_PCI_SLOTS slots indexed by the flow hash; a slot keeps the
  * maximum until it is older than QCN_PCI_AGE, a colliding flow evicts it.
  * Updates are lockless: a racing update may lose one write, which only
@@ -66,7 +67,6 @@
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
-	u32	hash;		/* skb_get_hash() */
 	u32	af_handle;	/* from qcn_af_enqueue() */
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
@@ -98,6 +98,7 @@ struct qcn_pci_slot {
 };
 
 struct qcn_net {
+	atomic_t	pci_users;	/* two-samples instances: the readers */
 	struct qcn_pci_slot pci[QCN_PCI_SLOTS];
 };
 
@@ -124,6 +125,8 @@ struct qcn_sched_data {
 	u64		ka_ref;		/* last arrival or keep-alive sample, ns */
 
 	struct Qdisc	*sch;
+	struct qcn_net	*qn;		/* this netns' path-congestion index */
+	bool		pci_user;	/* counted in qn->pci_users */
 	struct qcn_af	*af;
 	struct qdisc_watchdog watchdog;
 	struct hrtimer	ka_timer;
@@ -152,9 +155,8 @@ static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
 
 /* ------------------------------------------------ path-congestion index */
 
-static void qcn_pci_update(struct net *net, u32 hash, u32 fill)
+static void qcn_pci_update(struct qcn_net *qn, u32 hash, u32 fill)
 {
-	struct qcn_net *qn = net_generic(net, qcn_net_id);
 	struct qcn_pci_slot *e = &qn->pci[hash & (QCN_PCI_SLOTS - 1)];
 	unsigned long now = jiffies;
 
@@ -166,15 +168,25 @@ static void qcn_pci_update(struct net *net, u32 hash, u32 fill)
 	}
 }
 
-static u32 qcn_pci_index(struct net *net, u32 hash)
+static u32 qcn_pci_index(struct qcn_net *qn, u32 hash)
 {
-	struct qcn_net *qn = net_generic(net, qcn_net_id);
 	struct qcn_pci_slot *e = &qn->pci[hash & (QCN_PCI_SLOTS - 1)];
 
 	if (READ_ONCE(e->hash) != hash ||
 	    time_after(jiffies, READ_ONCE(e->stamp) + QCN_PCI_AGE))
 		return 0;
 	return READ_ONCE(e->fill);
+}
+
+static void qcn_pci_use(struct qcn_sched_data *q, bool use)
+{
+	if (use == q->pci_user)
+		return;
+	q->pci_user = use;
+	if (use)
+		atomic_inc(&q->qn->pci_users);
+	else
+		atomic_dec(&q->qn->pci_users);
 }
 
 /* ----------------------------------------------------------- the queues */
@@ -185,7 +197,7 @@ static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 	struct qcn_flow *flow;
 
 	cb->flow = q->sched == TC_QCN_SCHED_DRR ?
-		   reciprocal_scale(cb->hash, QCN_FLOWS) : 0;
+		   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
 	flow = &q->flows[cb->flow];
 	skb->next = NULL;
 	if (!flow->head)
@@ -284,7 +296,6 @@ static struct sk_buff *qcn_culprit(struct Qdisc *sch, u8 *mode,
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *a, *b;
-	struct net *net;
 
 	switch (*mode) {
 	case TC_QCN_SAMPLE_TWO:
@@ -292,9 +303,8 @@ static struct sk_buff *qcn_culprit(struct Qdisc *sch, u8 *mode,
 		b = qcn_occupied(q, get_random_u32());
 		if (!a || !b)
 			return a ? a : b;
-		net = dev_net(qdisc_dev(sch));
-		return qcn_culprit_two_samples(qcn_pci_index(net, qcn_cb(a)->hash),
-					       qcn_pci_index(net, qcn_cb(b)->hash)) ?
+		return qcn_culprit_two_samples(qcn_pci_index(q->qn, skb_get_hash(a)),
+					       qcn_pci_index(q->qn, skb_get_hash(b))) ?
 		       b : a;
 	case TC_QCN_SAMPLE_OCCUPANCY:
 		return qcn_occupied(q, get_random_u32());
@@ -579,7 +589,6 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
-	cb->hash = skb_get_hash(skb);
 	cb->is_cnm = qdisc_dev(sch)->type == ARPHRD_ETHER && qcn_skb_is_cnm(skb);
 	len = qdisc_pkt_len(skb);
 
@@ -590,8 +599,10 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		sch->q.qlen++;
 	}
 	if (!cb->is_cnm) {
-		qcn_pci_update(dev_net(qdisc_dev(sch)), cb->hash,
-			       qcn_culprit_fill_level(q->backlog, q->limit));
+		/* feed the index only while a two-samples instance reads it */
+		if (atomic_read(&q->qn->pci_users))
+			qcn_pci_update(q->qn, skb_get_hash(skb),
+				       qcn_culprit_fill_level(q->backlog, q->limit));
 		ka = q->keepalive;
 		if (ka) {
 			q->ka_ref = ktime_get_ns();
@@ -754,6 +765,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->rate, nla_get_u64(tb[TCA_QCN_RATE]));
 	if (tb[TCA_QCN_SAMPLE])
 		WRITE_ONCE(q->sample, nla_get_u8(tb[TCA_QCN_SAMPLE]));
+	qcn_pci_use(q, q->sample == TC_QCN_SAMPLE_TWO);
 	if (tb[TCA_QCN_KEEPALIVE])
 		WRITE_ONCE(q->keepalive, nla_get_u32(tb[TCA_QCN_KEEPALIVE]));
 	if (tb[TCA_QCN_CPID])
@@ -788,6 +800,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 
 	/* everything .destroy touches first: it also runs when init fails */
 	q->sch = sch;
+	q->qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
 	spin_lock_init(&q->cnm_lock);
 	INIT_WORK(&q->cnm_work, qcn_cnm_work);
 	hrtimer_init(&q->ka_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -829,6 +842,7 @@ static void qcn_destroy(struct Qdisc *sch)
 	hrtimer_cancel(&q->ka_timer);
 	qdisc_watchdog_cancel(&q->watchdog);
 	cancel_work_sync(&q->cnm_work);
+	qcn_pci_use(q, false);
 	if (q->flows)
 		qcn_purge(sch);
 	kvfree(q->flows);
