@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# two-samples (Gusat et al., Algorithm 1) with the per-namespace
+# path-congestion index.  In the switch namespace h1's frames cross two qcn
+# instances: x1 (a full 60 KB queue at 8 Mbit/s between bridge br1 and bridge br0) and
+# sw-pr (a 600 KB queue toward r); h2's frames cross only sw-pr.  h1's
+# index (x1's fill level) is higher than h2's, so at sw-pr two-samples
+# gives h1 a larger share of the CNMs than occupancy sampling does in the
+# same run.  CNMs cross two bridges to reach h1.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd iperf3 jq
+qcn_require_modules sch_qcn
+DUMP="$QCN_TOP/selftests/cnm_dump"
+[ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+ktap_plan 6
+qcn_dmesg_mark
+tb_init
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+
+tb_ns sw && tb_ns h1 && tb_ns h2 && tb_ns r || ktap_skip_all "cannot create namespaces"
+tb_bridge sw br0
+tb_bridge sw br1
+tb_veth sw x1 sw x0
+tb_port sw br1 x1
+tb_port sw br0 x0
+for i in 1 2; do
+	tb_veth "h$i" eth0 sw "sw-p$i"
+	ip -n "$TB-h$i" link set eth0 address "02:00:00:00:00:0$i"
+	ip -n "$TB-h$i" addr add "$QCN_NET.$i/24" dev eth0
+done
+tb_port sw br1 sw-p1
+tb_port sw br0 sw-p2
+tb_veth r eth0 sw sw-pr
+ip -n "$TB-r" link set eth0 address 02:00:00:00:00:64
+ip -n "$TB-r" addr add "$QCN_NET.100/24" dev eth0
+tb_port sw br0 sw-pr
+PR_MAC=$(ip -n "$TB-sw" -br link show dev sw-pr | awk '{print $3}')
+
+nsx sw tc qdisc add dev x1 root handle 1: qcn limit 60000 rate 8mbit
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
+	sample occupancy
+nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+sleep 0.5
+nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5201 >/dev/null 2>&1
+nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5202 >/dev/null 2>&1
+sleep 1.5
+
+phase()	# NAME SECONDS
+{
+	ip netns exec "$TB-h1" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h1" &
+	local p1=$!
+	ip netns exec "$TB-h2" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h2" &
+	local p2=$!
+	wait "$p1" "$p2"
+}
+
+from_pr()	# FILE: CNMs sent by sw-pr
+{
+	grep -c "^cnm src=$PR_MAC " "$TMP/$1"
+}
+
+phase occ 4
+nsx sw tc qdisc change dev sw-pr root qcn sample two-samples
+sleep 0.5
+phase two 4
+J=$(qdisc_json sw sw-pr)
+
+o1=$(from_pr occ.h1); o2=$(from_pr occ.h2)
+t1=$(from_pr two.h1); t2=$(from_pr two.h2)
+x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
+ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
+ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
+ktap_check "occupancy phase: CNMs for both flows" test "$o1" -gt 10 -a "$o2" -gt 10
+ktap_check "two-samples phase: CNMs counted as two-samples" \
+	test "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" -gt 10
+ktap_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
+# h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
+ktap_check "two-samples favours the flow with the higher path-congestion index" \
+	test $((t1 * 100 / (t1 + t2 + 1))) -gt $((o1 * 100 / (o1 + o2 + 1) + 8))
+ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
