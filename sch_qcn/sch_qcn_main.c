@@ -37,3 +37,7 @@ module_init(qcn_module_init);
 module_exit(qcn_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("net-sch-qcn");
+struct qcn_af *qcn_sched_af(struct Qdisc *sch)
+{
+	return NULL;
+}
