@@ -3,7 +3,7 @@
 # AF-QCN testbeds: senders h1..hN each with a qcn_rp reaction point on its
 # egress, a bridge whose port to the receiver (sw-pr) has a qcn congestion
 # point with AF-QCN, UDP blasters and a per-source byte counter on r.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The port is slower than what the emulated senders can offer (see
 # qcn-facts: two UDP senders deliver 30-80 Mb/s through the bridge), and
