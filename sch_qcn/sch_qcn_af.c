@@ -438,7 +438,7 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	struct nlattr *opt = tca[TCA_OPTIONS];
 	int err;
 
-	if (parentid != TC_H_ROOT && parentid != sch->handle) {
+	if (!cl && parentid && parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG(extack, "qcn classes are flat: parent must be the qcn qdisc");
 		return -EINVAL;
 	}
