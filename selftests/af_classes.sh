@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF-QCN configuration: classes and options, bad input rejected with a
+# message and nothing changed, class add/change/delete while traffic
+# flows, qdisc delete under traffic, statistics per class.
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 23
+qcn_dmesg_mark
+tb_init
+err=$(mktemp)
+
+af_testbed 2 $AF_ON
+ktap_check "qcn with af on" test $? -eq 0
+opts() { nsx sw tc -j qdisc show dev sw-pr | jq -c '.[0].options'; }
+before=$(opts)
+ktap_check "options dumped: af on, alpha 0.125, ts 10ms, beta 0.125, active 2kb" \
+	bash -c "echo '$before' | jq -e '.af == \"on\" and .alpha == 0.125 and .beta == 0.125 and .ts == 10000 and .active == 2000' >/dev/null"
+
+# rejected: non-zero exit, a message, options unchanged
+reject()
+{
+	local what=$1
+	shift
+	if "$@" 2> "$err"; then
+		ktap_fail "$what: accepted"
+	elif [ ! -s "$err" ]; then
+		ktap_fail "$what: no error message"
+	elif [ "$(opts)" != "$before" ]; then
+		ktap_fail "$what: qdisc changed"
+	else
+		ktap_ok "$what: rejected ($(head -n1 "$err" | cut -c1-70))"
+	fi
+}
+q="nsx sw tc qdisc change dev sw-pr root handle 1: qcn"
+reject "alpha 0" $q alpha 0
+reject "alpha 1" $q alpha 1
+reject "beta 0" $q beta 0
+reject "beta 1.5" $q beta 1.5
+reject "ts 0" $q ts 0
+reject "af maybe" $q af maybe
+reject "weight 0" nsx sw tc class add dev sw-pr parent 1: classid 1:9 qcn weight 0
+reject "weight 70000" nsx sw tc class add dev sw-pr parent 1: classid 1:9 qcn weight 70000
+reject "class under a class" nsx sw tc class add dev sw-pr parent 1:1 classid 1:9 qcn weight 1
+ktap_check "no class was created by the rejected commands" \
+	test "$(nsx sw tc -j class show dev sw-pr | jq length)" -eq 0
+
+af_class 1 2 && af_class 2 1
+ktap_check "classes 1:1 (weight 2) and 1:2 (weight 1) with filters" test $? -eq 0
+af_blast 1 25
+af_blast 2 25
+sleep 5
+ktap_check "class 1:1 counts bytes" test "$(af_class_x 1:1 bytes)" -gt 100000
+ktap_check "class 1:1 has a rate estimate" test "$(af_class_x 1:1 rate_est)" -gt 0
+ktap_check "class 1:1 shows weight 2" test "$(af_class_x 1:1 weight)" -eq 2
+reject "delete a class filters point to" \
+	nsx sw tc class del dev sw-pr parent 1: classid 1:1
+
+# churn while traffic flows: add / change / delete classes, toggle af
+ok=1
+for k in $(seq 1 20); do
+	nsx sw tc class add dev sw-pr parent 1: classid 1:$((10 + k)) qcn weight $k || ok=0
+	nsx sw tc class change dev sw-pr parent 1: classid 1:1 qcn weight $((1 + k % 4)) maxrate $((k))mbit || ok=0
+	[ $((k % 5)) -eq 0 ] && { nsx sw tc qdisc change dev sw-pr root handle 1: qcn af off || ok=0; }
+	[ $((k % 5)) -eq 1 ] && { nsx sw tc qdisc change dev sw-pr root handle 1: qcn af on ts 5ms || ok=0; }
+	nsx sw tc class del dev sw-pr parent 1: classid 1:$((10 + k)) || ok=0
+done
+ktap_check "20 rounds of class add/change/delete and af on/off under traffic" test $ok -eq 1
+ktap_check "class 1:1 kept its last change (weight 1, maxrate 20mbit)" \
+	test "$(af_class_x 1:1 weight)/$(af_class_x 1:1 maxrate)" = "1/2500000"
+nsx sw tc filter del dev sw-pr parent 1: prio 1
+ktap_check "a class is deleted once its filters are gone" \
+	nsx sw tc class del dev sw-pr parent 1: classid 1:2
+ktap_check "qdisc delete with classes, filters and traffic" nsx sw tc qdisc del dev sw-pr root
+sleep 1
+rm -f "$err"
+tb_cleanup
+ktap_check "sch_qcn unloads afterwards" bash -c "rmmod sch_qcn && modprobe sch_qcn"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF-QCN Remark 3: a short on/off flow whose arrivals stay below
+# active_thresh is not active, gets Fb_AF = 0 and loses nothing, while the
+# two heavy classes next to it are active.
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 7
+qcn_dmesg_mark
+tb_init
+log=$(mktemp); sent=$(mktemp)
+
+af_testbed 3 $AF_ON && af_class 1 1 && af_class 2 3 && af_class 3 1
+ktap_check "testbed: 2 heavy + 1 on/off sender, af on" test $? -eq 0
+
+af_sink 22 "$log"
+sleep 0.2
+af_blast 1 20
+af_blast 2 20
+# 2 x 500 B every 100 ms: ~80 kbit/s, ~100 B per 10 ms Ts << active 2kb
+nsbg h3 "$AF_BLAST" "$QCN_NET.100" 9000 20 500 1000 100 > "$sent"
+
+sleep 6
+fb_bad=0; act_bad=0; heavy_act=0
+for k in 1 2 3 4 5 6 7 8; do
+	fb=$(af_class_x 1:3 last_fb_af); act=$(af_class_x 1:3 active)
+	[ "${fb:-x}" = 0 ] || fb_bad=$((fb_bad + 1))
+	[ "${act:-x}" = 0 ] || act_bad=$((act_bad + 1))
+	for c in 1:1 1:2; do
+		[ "$(af_class_x $c active)" = 1 ] && heavy_act=$((heavy_act + 1))
+	done
+	sleep 1
+done
+ktap_check "on/off class: Fb_AF = 0 at every poll ($fb_bad bad of 8)" test $fb_bad -eq 0
+ktap_check "on/off class: never active ($act_bad bad of 8)" test $act_bad -eq 0
+ktap_check "heavy classes are active ($heavy_act of 16 polls)" test $heavy_act -ge 12
+sleep 8
+got=$(awk -v s="$QCN_NET.3" '$2 == s { d = $4 } END { print d + 0 }' "$log")
+want=$(cut -d' ' -f1 "$sent")
+ktap_info "on/off flow: $want datagrams sent, $got received"
+ktap_check "on/off flow loses nothing" test "${want:-0}" -gt 0 -a "$got" -eq "${want:-0}"
+r3=$(af_rate "$log" 8000 18000 3)
+ktap_check "on/off flow keeps its 80 kbit/s (got $r3)" test "$r3" -ge 70
+rm -f "$log" "$sent"
+tb_cleanup
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF-QCN weighted fairness, closed loop (qcn_rp senders): four flows with
+# weights 4:3:2:1 share a 30 Mbit/s port 40/30/20/10 % (+-15 %); then a max
+# rate on the weight-4 class: it stays under it and the others share the
+# rest 3:2:1 (weighted max-min, Remark 4).
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 11
+qcn_dmesg_mark
+tb_init
+log=$(mktemp)
+
+af_testbed 4 $AF_ON
+ktap_check "testbed: 4 qcn_rp senders, qcn with af on" test $? -eq 0
+ok=0
+for i in 1 2 3 4; do af_class "$i" $((5 - i)) && ok=$((ok + 1)); done
+ktap_check "classes 1:1..1:4 with weights 4 3 2 1 and u32 filters" test $ok -eq 4
+
+af_sink 44 "$log"
+sleep 0.2
+for i in 1 2 3 4; do af_blast "$i" 43; done
+
+# phase 1: weights only; measure 12..22 s
+sleep 22
+nsx sw tc class change dev sw-pr parent 1: classid 1:1 qcn weight 4 maxrate 6mbit
+cap_rc=$?
+sleep 21
+wait_sink=0
+while [ "$(wc -l < "$log")" -gt 0 ] && [ "$(tail -n1 "$log" | cut -d' ' -f1)" -lt 43500 ] &&
+      [ $wait_sink -lt 20 ]; do sleep 0.5; wait_sink=$((wait_sink + 1)); done
+
+total=0
+for i in 1 2 3 4; do r[i]=$(af_rate "$log" 12000 22000 "$i"); total=$((total + r[i])); done
+ktap_info "weights 4:3:2:1: kbit/s ${r[1]} ${r[2]} ${r[3]} ${r[4]} (total $total)"
+for i in 1 2 3 4; do
+	want=$(( (5 - i) * 10 ))
+	share=$(awk -v a="${r[i]}" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
+	ktap_check "weight $((5 - i)) gets $want % +-15 % (got $share %)" af_within "$share" "$want" 15
+done
+ktap_check "the port stays busy (total >= 70 % of 30 Mbit/s)" test "$total" -ge 21000
+
+ktap_check "class change: maxrate 6mbit on the weight-4 class" test "$cap_rc" -eq 0
+rest=0
+for i in 1 2 3 4; do c[i]=$(af_rate "$log" 32000 43000 "$i"); done
+rest=$((c[2] + c[3] + c[4]))
+ktap_info "maxrate 6mbit on 1:1: kbit/s ${c[1]} ${c[2]} ${c[3]} ${c[4]} (others $rest)"
+ktap_check "capped class stays near its max rate (${c[1]} <= 6900 kbit/s)" test "${c[1]}" -le 6900
+ok=1
+for i in 2 3 4; do
+	want=$(awk -v w=$((5 - i)) 'BEGIN { printf "%.1f", 100 * w / 6 }')
+	share=$(awk -v a="${c[i]}" -v t="$rest" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
+	ktap_info "weight $((5 - i)): $share % of the rest (want $want %)"
+	af_within "$share" "$want" 15 || ok=0
+done
+ktap_check "the others share the rest 3:2:1 (+-15 %)" test $ok -eq 1
+rm -f "$log"
+tb_cleanup
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF-QCN testbeds: senders h1..hN each with a qcn_rp reaction point on its
+# egress, a bridge whose port to the receiver (sw-pr) has a qcn congestion
+# point with AF-QCN, UDP blasters and a per-source byte counter on r.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# The port is slower than what the emulated senders can offer (see
+# qcn-facts: two UDP senders deliver 30-80 Mb/s through the bridge), and
+# the RP is scaled to it: R_AI / R_HAI as the standard's 5 / 50 Mb/s are
+# to 10 Gb/s ports, reset timers as the standard's.
+AF_PORT_RATE=${AF_PORT_RATE:-30mbit}
+AF_CP=${AF_CP:-"limit 150kb qeq 26kb rate $AF_PORT_RATE"}
+AF_RP=${AF_RP:-"max-rate 100mbit ai-rate 500kbit hai-rate 5mbit min-rate 500kbit"}
+# Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise
+AF_ON=${AF_ON:-"af on alpha 0.125 beta 0.125 ts 10ms active 2kb"}
+AF_SINK=$QCN_TOP/selftests/udp_sink
+AF_BLAST=$QCN_TOP/selftests/udp_blast
+
+# af_testbed N CP-EXTRA...: the star, qcn_rp on h1..hN, qcn 1: on sw-pr
+af_testbed()
+{
+	local n=$1 i
+	shift
+	tb_star "$n" || return 1
+	for i in $(seq 1 "$n"); do
+		# shellcheck disable=SC2086
+		nsx "h$i" tc qdisc add dev eth0 root qcn_rp $AF_RP || return 1
+	done
+	# shellcheck disable=SC2086
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn $AF_CP "$@"
+}
+
+# af_class I WEIGHT [MAXRATE]: class 1:I for host hI (u32 on its address)
+af_class()
+{
+	# shellcheck disable=SC2086
+	nsx sw tc class add dev sw-pr parent 1: classid "1:$1" qcn weight "$2" \
+		${3:+maxrate $3} || return 1
+	nsx sw tc filter add dev sw-pr parent 1: protocol ip prio 1 u32 \
+		match ip src "$QCN_NET.$1/32" flowid "1:$1"
+}
+
+# af_sink SECONDS LOG: per-source byte counts on r every 250 ms
+af_sink()
+{
+	nsbg r "$AF_SINK" 9000 250 "$1" > "$2"
+}
+
+# af_blast I SECONDS [LEN BURST PERIOD_MS]: UDP from hI to r
+af_blast()
+{
+	local i=$1 s=$2
+	shift 2
+	nsbg "h$i" "$AF_BLAST" "$QCN_NET.100" 9000 "$s" "$@" > /dev/null
+}
+
+# af_bytes LOG T_MS I: bytes from hI counted by the sink up to T_MS
+af_bytes()
+{
+	awk -v t="$2" -v s="$QCN_NET.$3" '$1 <= t && $2 == s { b = $3 }
+		END { print b + 0 }' "$1"
+}
+
+# af_rate LOG T1 T2 I: hI's goodput in kbit/s over [T1, T2] ms
+af_rate()
+{
+	local b1 b2
+	b1=$(af_bytes "$1" "$2" "$4")
+	b2=$(af_bytes "$1" "$3" "$4")
+	echo $(( (b2 - b1) * 8 / ($3 - $2) ))
+}
+
+# af_class_x CLASSID KEY: a field of the class's xstats (tc -s -j)
+af_class_x()
+{
+	nsx sw tc -s -j class show dev sw-pr |
+		jq -r --arg h "$1" --arg k "$2" \
+		'.[] | select(.handle == $h) | .xstats[$k] // empty'
+}
+
+# af_within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
+af_within()
+{
+	awk -v v="$1" -v t="$2" -v p="$3" \
+		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
