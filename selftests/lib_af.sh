@@ -15,7 +15,7 @@ AF_RP=${AF_RP:-"max-rate 100mbit ai-rate 500kbit hai-rate 5mbit min-rate 500kbit
 # Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise
 AF_ON=${AF_ON:-"af on alpha 0.125 beta 0.125 ts 10ms active 2kb"}
 AF_SINK=$QCN_TOP/selftests/udp_sink
-AF_BLAST=$QCN_TOP/selftests/udp_blast
+AF_SEND=$QCN_TOP/selftests/udp_send
 
 # af_testbed N CP-EXTRA...: the star, qcn_rp on h1..hN, qcn 1: on sw-pr
 af_testbed()
@@ -47,12 +47,13 @@ af_sink()
 	nsbg r "$AF_SINK" 9000 250 "$1" > "$2"
 }
 
-# af_blast I SECONDS [LEN BURST PERIOD_MS]: UDP from hI to r
+# af_blast I SECONDS [UDP_SEND OPTIONS]: UDP from hI to r, as fast as the
+# (back-pressured) socket takes it unless -r RATE is given
 af_blast()
 {
 	local i=$1 s=$2
 	shift 2
-	nsbg "h$i" "$AF_BLAST" "$QCN_NET.100" 9000 "$s" "$@" > /dev/null
+	nsbg "h$i" "$AF_SEND" -d "$QCN_NET.100" -p 9000 -s 1400 -t "$s" "$@" > /dev/null
 }
 
 # af_bytes LOG T_MS I: bytes from hI counted by the sink up to T_MS
