@@ -423,8 +423,13 @@ void qcn_af_destroy(struct qcn_af *af)
 
 /* ------------------------------------------------------- class ops */
 
+static const struct netlink_range_validation qcn_af_weight_range = {
+	.min = 1,
+	.max = QCN_AF_MAX_WEIGHT,
+};
+
 static const struct nla_policy qcn_af_class_policy[TCA_QCN_CLASS_MAX + 1] = {
-	[TCA_QCN_CLASS_WEIGHT]	= NLA_POLICY_RANGE(NLA_U32, 1, QCN_AF_MAX_WEIGHT),
+	[TCA_QCN_CLASS_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_weight_range),
 	[TCA_QCN_CLASS_MAXRATE]	= { .type = NLA_U64 },
 };
 

@@ -24,6 +24,7 @@ af_testbed()
 	shift
 	tb_star "$n" || return 1
 	for i in $(seq 1 "$n"); do
+		[ "$AF_RP" = none ] && break	# open loop (debugging)
 		# shellcheck disable=SC2086
 		nsx "h$i" tc qdisc add dev eth0 root qcn_rp $AF_RP || return 1
 	done
@@ -72,12 +73,16 @@ af_rate()
 	echo $(( (b2 - b1) * 8 / ($3 - $2) ))
 }
 
-# af_class_x CLASSID KEY: a field of the class's xstats (tc -s -j)
+# af_class_x CLASSID KEY: a field of the class's statistics, as
+# `tc -s class show` prints it (iproute2 6.1 prints classes as text only,
+# even with -j): the word after KEY on the class's last statistics line.
 af_class_x()
 {
-	nsx sw tc -s -j class show dev sw-pr |
-		jq -r --arg h "$1" --arg k "$2" \
-		'.[] | select(.handle == $h) | .xstats[$k] // empty'
+	nsx sw tc -s class show dev sw-pr |
+		awk -v h="$1" -v k="$2" '
+		/^class / { inside = ($3 == h) }
+		inside { for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) }
+		END { print v }'
 }
 
 # af_within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
