@@ -423,7 +423,7 @@ void qcn_af_destroy(struct qcn_af *af)
 
 /* ------------------------------------------------------- class ops */
 
-static const struct netlink_range_validation qcn_af_weight_range = {
+static struct netlink_range_validation qcn_af_weight_range = {
 	.min = 1,
 	.max = QCN_AF_MAX_WEIGHT,
 };
