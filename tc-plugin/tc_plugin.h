@@ -166,4 +166,64 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 
 #define TCP_MAXLEN 1024	/* tc's request buffer (struct req.buf) */
 
+
+/* ------------------------------------------ shared option helpers */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline int tcq_bad(const char *kind, const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: illegal value for \"%s\": \"%s\"\n", kind, what, arg);
+	return -1;
+}
+
+static inline int tcq_lookup(const char * const *names, int n, const char *arg)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], arg) == 0)
+			return i;
+	return -1;
+}
+
+/* a decimal/hex unsigned number <= max, nothing else */
+static inline int tcq_parse_uint(__u32 *val, const char *arg, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*arg || *arg == '-')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*val = v;
+	return 0;
+}
+
+/* microseconds as tc prints times: 1s, 10ms, 100us */
+static inline const char *tcq_time(char *buf, size_t len, __u32 us)
+{
+	if (us >= 1000000 && us % 1000000 == 0)
+		snprintf(buf, len, "%us", us / 1000000);
+	else if (us >= 1000)
+		snprintf(buf, len, "%gms", us / 1000.0);
+	else
+		snprintf(buf, len, "%uus", us);
+	return buf;
+}
+
+/* a time option: JSON the number of us, text "10ms" */
+static inline void tcq_print_time(const char *key, const char *fmt, __u32 us)
+{
+	char buf[64];
+
+	print_color_uint(PRINT_JSON, COLOR_NONE, key, NULL, us);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt,
+			   tcq_time(buf, sizeof(buf), us));
+}
+
 #endif /* _QCN_TC_PLUGIN_H */
