@@ -17,22 +17,18 @@ tb_init
 converge_ms()
 {
 	awk -v st="$2" -v en="$3" -v a="$QCN_NET.1" -v b="$QCN_NET.2" '
-	$2 == a { A[$1] = $3 } $2 == b { B[$1] = $3 } { T[$1] = 1 }
-	END {
-		n = 0; for (t in T) ts[n++] = t + 0
-		asort(ts); run = 0; first = en
-		for (i = 1; i < n; i++) {
-			t = ts[i]; p = ts[i - 1]
-			if (t < st) continue
-			ra = A[t] - A[p]; rb = B[t] - B[p]
-			hi = ra > rb ? ra : rb; d = ra - rb; if (d < 0) d = -d
-			if (hi > 0 && d <= hi / 10) {
-				if (run == 0) from = p
-				if (++run >= 4) { first = from; break }
-			} else run = 0
-		}
-		print first - st
-	}' "$1"
+	function check(t,   ra, rb, hi, d) {
+		ra = A[t] - A[p]; rb = B[t] - B[p]
+		hi = ra > rb ? ra : rb; d = ra - rb; if (d < 0) d = -d
+		if (t >= st && hi > 0 && d <= hi / 10) {
+			if (run == 0) from = p
+			if (++run >= 4 && first == en) first = from
+		} else run = 0
+	}
+	BEGIN { first = en; run = 0; p = -1 }
+	{ if ($1 != cur) { if (cur != "" && p >= 0) check(cur); if (cur != "") p = cur; cur = $1 } }
+	$2 == a { A[$1] = $3 } $2 == b { B[$1] = $3 }
+	END { if (cur != "" && p >= 0) check(cur); print first - st }' "$1"
 }
 
 # one experiment: sink, flow 1 at 0 s, flow 2 at 6 s, 30 s in all

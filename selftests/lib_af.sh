@@ -11,9 +11,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # to 10 Gb/s ports, reset timers as the standard's.
 AF_PORT_RATE=${AF_PORT_RATE:-30mbit}
 AF_CP=${AF_CP:-"limit 150kb qeq 26kb rate $AF_PORT_RATE"}
-AF_RP=${AF_RP:-"max-rate 100mbit ai-rate 500kbit hai-rate 5mbit min-rate 500kbit"}
-# Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise
-AF_ON=${AF_ON:-"af on alpha 0.125 beta 0.125 ts 10ms active 2kb"}
+AF_RP=${AF_RP:-"max-rate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset 150ms min-rate 500kbit"}
+# Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise;
+# alpha 0.25, the paper's upper bound for stability: the emulated loop
+# keeps qFb_QCN high, which drowns Fb_AF at 0.125
+AF_ON=${AF_ON:-"af on alpha 0.25 beta 0.125 ts 10ms active 2kb"}
 AF_SINK=$QCN_TOP/selftests/udp_sink
 AF_SEND=$QCN_TOP/selftests/udp_send
 
