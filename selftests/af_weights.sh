@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 10
+ktap_plan 9
 qcn_dmesg_mark
 tb_init
 log=$(mktemp)
