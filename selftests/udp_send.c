@@ -3,7 +3,7 @@
  * udp_send: a tiny paced UDP sender for the selftests (no ping/iperf3
  * needed).
  *
- *   udp_send -d ADDR [-p PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]
+ *   udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]
  *
  * Sends datagrams of BYTES payload to ADDR:PORT (default 9, 1000 bytes) at
  * RATE (payload bits/s; 0 = as fast as the socket takes them) until SECONDS
@@ -29,6 +29,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
+	struct sockaddr_in src = { .sin_family = AF_INET };
 	unsigned long count = 0, sent = 0, errors = 0;
 	double rate = 0, seconds = 0, t0, next, t;
 	const char *addr = NULL;
@@ -36,10 +37,13 @@ int main(int argc, char **argv)
 	char buf[65536];
 	int c, fd;
 
-	while ((c = getopt(argc, argv, "d:p:s:r:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:b:s:r:t:c:")) != -1) {
 		switch (c) {
 		case 'd':
 			addr = optarg;
+			break;
+		case 'b':
+			src.sin_port = htons(atoi(optarg));
 			break;
 		case 'p':
 			sin.sin_port = htons(atoi(optarg));
@@ -64,7 +68,8 @@ int main(int argc, char **argv)
 	    size > sizeof(buf) || (!seconds && !count))
 		goto usage;
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0) {
+	if (fd < 0 || (src.sin_port &&
+		       bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
 		perror("udp_send");
 		return 1;
 	}
@@ -98,6 +103,6 @@ int main(int argc, char **argv)
 	close(fd);
 	return 0;
 usage:
-	fprintf(stderr, "usage: udp_send -d ADDR [-p PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]\n");
+	fprintf(stderr, "usage: udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]\n");
 	return 2;
 }

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cnm_send: craft 802.1Qau CNMs with the project's codec (qcn_cnm.h) and
+ * send them on a raw AF_PACKET socket, for the reaction point tests.
+ *
+ *   cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB
+ *            [-e ENCAP_DST_MAC] [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT]
+ *            [-m truncated|version|msdu-long|msdu-trunc|reserved]
+ *
+ * -u encapsulates the start of an IPv4/UDP frame of that 5-tuple (as a CP
+ * copies it: from the EtherType on); without it the MSDU is an ARP-like
+ * non-IP frame.  -m sends a deliberately malformed CNM.
+ */
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <qcn/qcn_cnm.h>
+#include <uapi/linux/qcn.h>
+
+static int parse_mac(const char *s, unsigned char *mac)
+{
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
+		      &mac[2], &mac[3], &mac[4], &mac[5]) == 6 ? 0 : -1;
+}
+
+/* "198.18.0.1:5000,198.18.0.100:9000" -> an IPv4 + UDP header */
+static int build_udp(const char *spec, unsigned char *msdu, unsigned int *len)
+{
+	char a[64], b[64];
+	unsigned int sp, dp;
+	struct in_addr sa, da;
+
+	if (sscanf(spec, "%63[^:]:%u,%63[^:]:%u", a, &sp, b, &dp) != 4 ||
+	    inet_pton(AF_INET, a, &sa) != 1 || inet_pton(AF_INET, b, &da) != 1 ||
+	    sp > 65535 || dp > 65535)
+		return -1;
+	memset(msdu, 0, 64);
+	msdu[0] = 0x08;			/* EtherType IPv4 */
+	msdu[1] = 0x00;
+	msdu[2] = 0x45;			/* version 4, IHL 5 */
+	msdu[4] = 0x05;			/* total length 1428 */
+	msdu[5] = 0x94;
+	msdu[10] = 64;			/* TTL */
+	msdu[11] = 17;			/* UDP */
+	memcpy(msdu + 14, &sa, 4);
+	memcpy(msdu + 18, &da, 4);
+	msdu[22] = sp >> 8;
+	msdu[23] = sp & 0xff;
+	msdu[24] = dp >> 8;
+	msdu[25] = dp & 0xff;
+	*len = 64;
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB [-e ENCAP_DST]\n"
+		"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT]\n"
+		"                [-m truncated|version|msdu-long|msdu-trunc|reserved]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char frame[ETH_HLEN + QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX];
+	unsigned char dst[6], src[6], *pdu = frame + ETH_HLEN;
+	const char *ifname = NULL, *udp = NULL, *mal = NULL;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct qcn_cnm m = { .version = 0 };
+	unsigned int msdu_len = 0, count = 1, i;
+	int c, fd, have_d = 0, have_s = 0, qfb = -1, len;
+
+	while ((c = getopt(argc, argv, "i:d:s:q:e:u:n:m:")) != -1) {
+		switch (c) {
+		case 'i': ifname = optarg; break;
+		case 'd': have_d = !parse_mac(optarg, dst); break;
+		case 's': have_s = !parse_mac(optarg, src); break;
+		case 'q': qfb = atoi(optarg); break;
+		case 'e': if (parse_mac(optarg, m.dst)) usage(); break;
+		case 'u': udp = optarg; break;
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 'm': mal = optarg; break;
+		default: usage();
+		}
+	}
+	if (!ifname || !have_d || !have_s || qfb < 0 || qfb > 63)
+		usage();
+	m.qfb = qfb;
+	qcn_cnm_cpid(m.cpid, src, 1);
+	m.qoffset = -100;
+	m.qdelta = 10;
+	if (udp) {
+		if (build_udp(udp, m.msdu, &msdu_len))
+			usage();
+	} else {
+		m.msdu[0] = 0x08;	/* ARP: a non-IP frame */
+		m.msdu[1] = 0x06;
+		msdu_len = 30;
+	}
+	m.msdu_len = msdu_len;
+	len = qcn_cnm_encode(&m, pdu, QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX);
+	if (len < 0) {
+		fprintf(stderr, "cnm_send: encode failed (%d)\n", len);
+		return 1;
+	}
+	if (mal) {
+		if (!strcmp(mal, "truncated"))
+			len = 20;			/* < 24 fixed octets */
+		else if (!strcmp(mal, "version"))
+			pdu[0] |= 0x10;			/* version 1 */
+		else if (!strcmp(mal, "msdu-long"))
+			pdu[23] = 65;			/* length > 64 */
+		else if (!strcmp(mal, "msdu-trunc"))
+			len = QCN_CNM_HDR_LEN + msdu_len / 2;
+		else if (!strcmp(mal, "reserved"))
+			pdu[1] |= 0x40;			/* a reserved bit */
+		else
+			usage();
+	}
+	memcpy(frame, dst, 6);
+	memcpy(frame + 6, src, 6);
+	frame[12] = ETH_P_CNM >> 8;
+	frame[13] = ETH_P_CNM & 0xff;
+	len += ETH_HLEN;
+	if (len < 60) {				/* pad a short frame */
+		memset(frame + len, 0, 60 - len);
+		if (!mal || strcmp(mal, "truncated"))
+			len = 60;
+	}
+
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	if (fd < 0) {
+		perror("cnm_send: socket");
+		return 1;
+	}
+	sll.sll_ifindex = if_nametoindex(ifname);
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, dst, 6);
+	if (!sll.sll_ifindex) {
+		fprintf(stderr, "cnm_send: no interface %s\n", ifname);
+		return 1;
+	}
+	for (i = 0; i < count; i++)
+		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
+			   sizeof(sll)) != len) {
+			perror("cnm_send: sendto");
+			return 1;
+		}
+	printf("sent %u\n", count);
+	return 0;
+}

@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn_rp against crafted CNMs (selftests/cnm_send, raw socket): counters for
+# unmatched / malformed / refused CNMs, bad options, and a limiter's rate
+# and phases against the RP core's own prediction (tools/qcn-rp-trace):
+# the cut and fast recovery measured at the receiver in 802.1Qau mode, and
+# FR -> AI -> HAI -> release in QCN-T.
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 29
+qcn_dmesg_mark
+tb_init
+TRACE=$QCN_TOP/tools/qcn-rp-trace
+CNM=$QCN_TOP/selftests/cnm_send
+SINK=$QCN_TOP/selftests/udp_sink
+[ -x "$TRACE" ] || ktap_skip_all "tools/qcn-rp-trace not built (make tools)"
+tmp=$(mktemp -d)
+
+tb_ns a; tb_ns b
+tb_veth a eth0 b eth0
+nsx a ip link set eth0 address 02:00:00:00:00:01
+nsx b ip link set eth0 address 02:00:00:00:00:64
+nsx a ip addr add "$QCN_NET.1/24" dev eth0
+nsx b ip addr add "$QCN_NET.100/24" dev eth0
+nsx a ip neigh add "$QCN_NET.100" lladdr 02:00:00:00:00:64 dev eth0
+A=02:00:00:00:00:01
+B=02:00:00:00:00:64
+# cnm QFB SPORT [cnm_send options]: a CNM from b to a for the flow from
+# a:SPORT to b:9000
+cnm() { local q=$1 p=$2; shift 2; nsx b "$CNM" -i eth0 -d $A -s $B -q "$q" -e $B \
+	-u "$QCN_NET.1:$p,$QCN_NET.100:9000" "$@" > /dev/null; }
+xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
+nclasses() { nsx a tc -s class show dev eth0 | grep -c '^class qcn_rp'; }
+send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+
+# ------------------------------------------------ counters, cap, options
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit limiters 1 time-reset 10s jitter off
+ktap_check "qcn_rp with limiters 1" test $? -eq 0
+send -b 5000 -r 2000000 -t 8
+send -b 5002 -r 2000000 -t 8
+sleep 1
+cnm 10 5001
+ktap_check "a CNM for a flow never sent is unmatched" \
+	test "$(xs cnm_rx)/$(xs cnm_unmatched)/$(xs limiters_created)" = "1/1/0"
+for m in truncated version msdu-long msdu-trunc reserved; do cnm 10 5000 -m $m; done
+ktap_check "5 malformed CNMs counted, nothing installed" \
+	test "$(xs cnm_malformed)/$(xs limiters_created)/$(nclasses)" = "5/0/0"
+cnm 10 5000
+ktap_check "a CNM for a sending flow installs a limiter" \
+	test "$(xs cnm_matched)/$(xs limiters_created)/$(nclasses)" = "1/1/1"
+ktap_check "the limiter class shows the flow" \
+	bash -c "ip netns exec $TB-a tc -s class show dev eth0 | grep -q 'flow $QCN_NET.1:5000>$QCN_NET.100:9000/17'"
+cnm 10 5002
+ktap_check "the limiter cap holds (refused 1, still 1 active)" \
+	test "$(xs limiters_refused)/$(xs limiters_active)" = "1/1"
+
+before=$(nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options')
+reject()
+{
+	local what=$1
+	shift
+	if nsx a tc qdisc change dev eth0 root qcn_rp "$@" 2> "$tmp/err"; then
+		ktap_fail "$what: accepted"
+	elif [ ! -s "$tmp/err" ]; then
+		ktap_fail "$what: no error message"
+	elif [ "$(nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options')" != "$before" ]; then
+		ktap_fail "$what: qdisc changed"
+	else
+		ktap_ok "$what: rejected ($(head -n1 "$tmp/err" | cut -c1-60))"
+	fi
+}
+reject "gd 40" gd 40
+reject "min-dec 101" min-dec 101
+reject "mode foo" mode foo
+reject "max-rate 0" max-rate 0
+reject "min-rate above max-rate" min-rate 100mbit
+reject "limiters 0" limiters 0
+reject "time-reset 0" time-reset 0
+reject "flow ip" flow ip
+reject "unknown option" burst 10
+nsx a tc qdisc del dev eth0 root
+sleep 7
+
+# ------------------------------------- 802.1Qau mode: cut and recovery
+# One CNM with qFb 63 at t = 0; byte counter out of reach, so the timer
+# alone drives recovery: FR every 500 ms, AI after the 6th, then release.
+RP="max-rate 50mbit ai-rate 1mbit hai-rate 5mbit time-reset 500ms byte-reset 1gb jitter off"
+nsx a tc qdisc add dev eth0 root qcn_rp $RP
+t_sink=$(date +%s%N)
+nsbg b "$SINK" 9000 50 9 > "$tmp/sink"
+send -b 5000 -t 9
+sleep 1.5
+t_cnm=$(date +%s%N)
+cnm 63 5000
+off=$(( (t_cnm - t_sink) / 1000000 ))
+sleep 7
+printf 't_us=0 cnm qfb=63\nt_us=7000000 tx bytes=0\n' |
+	"$TRACE" --no-jitter --max-rate-mbps 50 --ai-mbps 1 --hai-mbps 5 \
+	--time-reset-us 500000 --byte-reset 1000000000 > "$tmp/trace"
+# expected CR (kbit/s of payload: 1400 of 1442 octets) at ms after the CNM
+exp_kbit() { awk -v t="$1" '{ split($1, a, "="); split($2, b, "=");
+	if (a[2] / 1000 <= t) cr = b[2] } END { printf "%d", cr / 1000 * 1400 / 1442 }' "$tmp/trace"; }
+rate() { af_rate "$tmp/sink" $((off + $1)) $((off + $2)) 1; }
+pre=$(rate -1000 -100)
+ktap_info "before the CNM: $pre kbit/s (unlimited)"
+ok=1
+for w in "100 450" "600 950" "1100 1450" "1600 1950"; do
+	set -- $w
+	got=$(rate "$1" "$2"); want=$(exp_kbit "$1")
+	af_within "$got" "$want" 15 && v=ok || { v=FAIL; ok=0; }
+	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $v"
+done
+ktap_check "unlimited before the CNM ($pre kbit/s > 60000)" test "$pre" -gt 60000
+ktap_check "cut to the core's CR and fast recovery steps (+-15 %)" test $ok -eq 1
+ktap_check "released at max rate (3.25 s predicted)" \
+	test "$(xs limiters_released)/$(xs limiters_active)/$(nclasses)" = "1/0/0"
+post=$(rate 4500 6500)
+ktap_check "unlimited again after release ($post kbit/s > 60000)" test "$post" -gt 60000
+nsx a tc qdisc del dev eth0 root
+sleep 2
+
+# ------------------------------------------ QCN-T: FR -> AI -> HAI -> release
+# Three CNMs 480 ms apart pull TR down; t = 400 ms, HAI threshold
+# 800 ms * 5 / 400 ms = 10 cycles.
+RP="max-rate 50mbit ai-rate 1mbit hai-rate 2mbit time-reset 800ms qcnt-period 400ms mode qcn-t jitter off"
+nsx a tc qdisc add dev eth0 root qcn_rp $RP
+ktap_check "mode qcn-t shown" bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep -q 'mode qcn-t'"
+send -b 5000 -t 12
+sleep 1
+t0=$(date +%s%N)
+: > "$tmp/ev"
+for k in 0 1 2; do
+	t=$(date +%s%N)
+	cnm 63 5000
+	echo "t_us=$(( (t - t0) / 1000 )) cnm qfb=63" >> "$tmp/ev"
+	sleep 0.48
+done
+echo "t_us=8000000 tx bytes=0" >> "$tmp/ev"
+"$TRACE" --no-jitter --mode qcn-t --max-rate-mbps 50 --ai-mbps 1 --hai-mbps 2 \
+	--time-reset-us 800000 --qcnt-period-us 400000 < "$tmp/ev" > "$tmp/trace"
+: > "$tmp/seen"
+end=$(( $(date +%s%N) + 11000000000 ))
+while [ "$(date +%s%N)" -lt $end ]; do
+	t=$(( ($(date +%s%N) - t0) / 1000000 ))
+	s=$(nsx a tc -s class show dev eth0 | awk '$1 == "cr" { for (i = 1; i < NF; i++) if ($i == "state") print $(i + 1), $2 }' | head -n1)
+	echo "$t ${s:-none}" >> "$tmp/seen"
+done
+first() { awk -v s="$1" '$2 == s { print $1; exit }' "$tmp/seen"; }
+pred() { awk -v s="$1" '{ split($1, a, "="); if ($NF == "state=" s) { print int(a[2] / 1000); exit } }' "$tmp/trace"; }
+for s in fr ai hai released; do ktap_info "state $s: first seen at $(first $s) ms, core: $(pred $s) ms"; done
+awk '$2 != last { print "# transition at " $1 " ms: " $2 " cr " $3; last = $2 }' "$tmp/seen"
+ktap_check "FR observed" test -n "$(first fr)"
+for s in ai hai; do
+	f=$(first $s); p=$(pred $s)
+	ktap_check "$s entered when the core predicts ($f ms vs $p ms, +-500 ms)" \
+		test -n "$f" -a -n "$p" -a "${f:-0}" -ge $(( ${p:-0} - 500 )) -a "${f:-0}" -le $(( ${p:-0} + 500 ))
+done
+ktap_check "FR before AI before HAI" \
+	test -n "$(first ai)" -a -n "$(first hai)" -a "$(first fr)" -lt "$(first ai)" -a "$(first ai)" -lt "$(first hai)"
+p=$(pred released)
+ktap_check "released after HAI (core: $p ms)" \
+	test "$(xs limiters_released)/$(nclasses)" = "1/0"
+
+# ------------------------------------------------- teardown under traffic
+nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit
+send -b 5000 -t 5
+sleep 0.5
+cnm 63 5000
+sleep 0.5
+ktap_check "limited flow under traffic" test "$(xs limiters_active)" = 1
+ktap_check "qdisc delete with a limited, backlogged flow" nsx a tc qdisc del dev eth0 root
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit
+cnm 63 5000
+sleep 0.3
+tb_cleanup
+ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" \
+	bash -c "sleep 0.5; rmmod rp_limiter && modprobe rp_limiter"
+rm -rf "$tmp"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
