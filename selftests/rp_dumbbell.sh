@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Closed loop, dumbbell: two UDP senders overload a 30 Mbit/s qcn port.
+# With qcn_rp on the senders the CP queue settles around Qeq (not at the
+# limit), tail drops stay near zero and goodput stays high; without qcn_rp
+# (same testbed, same run) the queue sits at the limit.
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 8
+qcn_dmesg_mark
+tb_init
+tmp=$(mktemp -d)
+# the RP scaled to a 30 Mbit/s port (the standard's values are for 10 Gb/s)
+RP="max-rate 100mbit ai-rate 500kbit hai-rate 5mbit time-reset 60ms min-rate 500kbit"
+
+tb_star 2
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150kb qeq 26kb rate 30mbit
+ktap_check "dumbbell: h1, h2 -> qcn 30mbit -> r" test $? -eq 0
+
+# phase NAME: 14 s of two blasting senders; queue sampled 4..13 s
+phase()
+{
+	local name=$1 b d0 d1 p0 p1 n=0 sum=0 full=0
+	nsbg r "$AF_SINK" 9000 250 15 > "$tmp/sink-$name"
+	sleep 0.2
+	af_blast 1 14
+	af_blast 2 14
+	sleep 4
+	d0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
+	p0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
+	for k in $(seq 1 20); do
+		b=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].backlog')
+		sum=$((sum + b)); n=$((n + 1))
+		[ "$b" -ge 120000 ] && full=$((full + 1))
+		sleep 0.3
+	done
+	d1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
+	p1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
+	sleep 2
+	eval "${name}_q=$((sum / n)) ${name}_full=$full ${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
+	eval "${name}_rate=$(( $(af_rate "$tmp/sink-$name" 4000 12000 1) + $(af_rate "$tmp/sink-$name" 4000 12000 2) ))"
+}
+
+for i in 1 2; do nsx h$i tc qdisc add dev eth0 root qcn_rp $RP; done
+phase qcn
+ktap_info "with qcn_rp: mean queue $qcn_q B ($qcn_full of 20 samples >= 120 KB), drops $qcn_drops of $qcn_pkts, goodput $qcn_rate kbit/s"
+for i in 1 2; do nsx h$i tc qdisc del dev eth0 root; done
+phase plain
+ktap_info "without:     mean queue $plain_q B ($plain_full of 20 samples >= 120 KB), drops $plain_drops of $plain_pkts, goodput $plain_rate kbit/s"
+
+ktap_check "with qcn_rp the queue stays around Qeq (mean $qcn_q <= 52000 B = 2 Qeq)" \
+	test "$qcn_q" -le 52000
+ktap_check "with qcn_rp the queue is rarely near the limit ($qcn_full of 20)" \
+	test "$qcn_full" -le 3
+ktap_check "with qcn_rp tail drops stay near zero ($qcn_drops <= 1 % of $qcn_pkts)" \
+	test $((qcn_drops * 100)) -le "$qcn_pkts"
+ktap_check "with qcn_rp goodput stays high ($qcn_rate >= 75 % of $plain_rate kbit/s)" \
+	test $((qcn_rate * 4)) -ge $((plain_rate * 3))
+ktap_check "without qcn_rp the queue hits the limit ($plain_full of 20) and drops ($plain_drops)" \
+	test "$plain_full" -ge 4 -a $((plain_drops * 10)) -gt "$plain_pkts"
+ktap_check "QCN holds the queue well below plain (mean $qcn_q < $plain_q / 2)" \
+	test $((qcn_q * 2)) -lt "$plain_q"
+rm -rf "$tmp"
+tb_cleanup
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
