@@ -64,6 +64,7 @@
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
 #define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	10000000	/* us */
+#define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
@@ -643,9 +644,13 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 	skb = qcn_dequeue_one(sch);
 	if (!skb)
 		return NULL;
-	if (rate)
-		q->time_next = max(q->time_next, now) +
-			       div64_u64((u64)qdisc_pkt_len(skb) * NSEC_PER_SEC, rate);
+	if (rate) {
+		/* a late watchdog keeps its schedule; an idle port gets no credit */
+		if (now > q->time_next + QCN_PACE_SLACK)
+			q->time_next = now;
+		q->time_next += div64_u64((u64)qdisc_pkt_len(skb) * NSEC_PER_SEC,
+					  rate);
+	}
 	qdisc_bstats_update(sch, skb);
 	return skb;
 }

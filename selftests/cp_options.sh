@@ -32,7 +32,7 @@ BAD_KERNEL=(
 	"keepalive 20s" "rate 10tbit" "limit 3gb" "qeq 3gb"
 	"limit 100000 keepalive 20s" "sched drr rate 10tbit"
 )
-ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 14))
+ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 15))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -96,6 +96,20 @@ d2=$(printf '%s' "$S" | jq '.[0].drops')
 ktap_info "backlog $b1 -> $b2 after limit 20000, drops $d2"
 ktap_check "a standing queue built up" test "$b1" -gt 40000
 ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
+nsx a tc qdisc del dev va root
+
+# rate paces the dequeue: a saturating sender, bytes sent over ~2 s
+nsx a tc qdisc add dev va root handle 1: qcn rate 10mbit
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -t 4 >/dev/null &
+sleep 0.8
+t0=$(date +%s%N); s0=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
+sleep 2
+t1=$(date +%s%N); s1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
+kbit=$(( (s1 - s0) * 8 * 1000000 / (t1 - t0) ))
+ktap_info "rate 10mbit: $kbit kbit/s dequeued"
+ktap_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
+	test "$kbit" -ge 8000 -a "$kbit" -le 12000
+wait
 nsx a tc qdisc del dev va root
 
 # peek: under tbf and htb

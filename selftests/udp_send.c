@@ -86,8 +86,7 @@ int main(int argc, char **argv)
 				};
 
 				nanosleep(&d, NULL);
-			}
-			else if (t - next > 0.002)
+			} else if (t - next > 0.002)
 				next = t;	/* late (descheduled): no catch-up burst */
 			next += size * 8.0 / rate;
 		}
