@@ -68,18 +68,7 @@ static double pow2(int e)
 
 static int bad(const char *what, const char *arg)
 {
-	fprintf(stderr, "qcn: illegal value for \"%s\": \"%s\"\n", what, arg);
-	return -1;
-}
-
-static int lookup(const char * const *names, int n, const char *arg)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(names[i], arg) == 0)
-			return i;
-	return -1;
+	return tcq_bad("qcn", what, arg);
 }
 
 /* "2", "0.5", "1024": an exact power of two 2^-10..2^10 -> exponent */
@@ -117,21 +106,6 @@ static int parse_frac(__u32 *val, const char *arg)
 	if (r < 1 || r >= QCN_FRAC_ONE)
 		return -1;
 	*val = r;
-	return 0;
-}
-
-static int parse_uint_opt(__u32 *val, const char *arg, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*arg || *arg == '-')
-		return -1;
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
-	*val = v;
 	return 0;
 }
 
@@ -175,7 +149,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return bad(opt, *argv);
 			has_rate = true;
 		} else if (strcmp(opt, "sched") == 0) {
-			sched = lookup(qcn_sched_names, 2, *argv);
+			sched = tcq_lookup(qcn_sched_names, 2, *argv);
 			if (sched < 0)
 				return bad(opt, *argv);
 		} else if (strcmp(opt, "qeq") == 0) {
@@ -191,7 +165,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return bad(opt, *argv);
 			has_interval = true;
 		} else if (strcmp(opt, "sample") == 0) {
-			sample = lookup(qcn_sample_names, 3, *argv);
+			sample = tcq_lookup(qcn_sample_names, 3, *argv);
 			if (sample < 0)
 				return bad(opt, *argv);
 		} else if (strcmp(opt, "keepalive") == 0) {
@@ -201,7 +175,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return bad(opt, *argv);
 			has_keepalive = true;
 		} else if (strcmp(opt, "cpid") == 0) {
-			if (parse_uint_opt(&cpid, *argv, 0xffff))
+			if (tcq_parse_uint(&cpid, *argv, 0xffff))
 				return bad(opt, *argv);
 			has_cpid = true;
 		} else if (strcmp(opt, "af") == 0) {
@@ -266,29 +240,6 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	return 0;
 }
 
-/* microseconds as tc prints times: 1s, 10ms, 100us */
-static const char *qcn_time(char *buf, size_t len, __u32 us)
-{
-	if (us == 0)
-		snprintf(buf, len, "0");
-	else if (us >= 1000000 && us % 1000000 == 0)
-		snprintf(buf, len, "%us", us / 1000000);
-	else if (us >= 1000)
-		snprintf(buf, len, "%gms", us / 1000.0);
-	else
-		snprintf(buf, len, "%uus", us);
-	return buf;
-}
-
-static void print_time_opt(const char *key, const char *fmt, __u32 us)
-{
-	char buf[64];
-
-	print_color_uint(PRINT_JSON, COLOR_NONE, key, NULL, us);
-	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt,
-			   qcn_time(buf, sizeof(buf), us));
-}
-
 static void print_frac_opt(const char *key, const char *fmt, __u32 v)
 {
 	print_color_float(PRINT_ANY, COLOR_NONE, key, fmt,
@@ -332,7 +283,7 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			   v <= TC_QCN_SAMPLE_MAX ? qcn_sample_names[v] : "unknown");
 	}
 	if (rta_ok_len(tb[TCA_QCN_KEEPALIVE], 4))
-		print_time_opt("keepalive", "keepalive %s ",
+		tcq_print_time("keepalive", "keepalive %s ",
 			       rta_u32(tb[TCA_QCN_KEEPALIVE]));
 	if (rta_ok_len(tb[TCA_QCN_CPID], 2))
 		tcp_uint("cpid", "cpid %u ", rta_u16(tb[TCA_QCN_CPID]));
@@ -341,7 +292,7 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_AF_ALPHA], 4))
 		print_frac_opt("alpha", "alpha %g ", rta_u32(tb[TCA_QCN_AF_ALPHA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_TS], 4))
-		print_time_opt("ts", "ts %s ", rta_u32(tb[TCA_QCN_AF_TS]));
+		tcq_print_time("ts", "ts %s ", rta_u32(tb[TCA_QCN_AF_TS]));
 	if (rta_ok_len(tb[TCA_QCN_AF_BETA], 4))
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
@@ -433,7 +384,7 @@ static int qcn_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 		if (strcmp(opt, "weight") == 0) {
-			if (parse_uint_opt(&weight, *argv, 0xffffffffUL) ||
+			if (tcq_parse_uint(&weight, *argv, 0xffffffffUL) ||
 			    weight < 1)
 				return bad(opt, *argv);
 			has_weight = true;

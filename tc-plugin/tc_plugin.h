@@ -207,7 +207,9 @@ static inline int tcq_parse_uint(__u32 *val, const char *arg, unsigned long max)
 /* microseconds as tc prints times: 1s, 10ms, 100us */
 static inline const char *tcq_time(char *buf, size_t len, __u32 us)
 {
-	if (us >= 1000000 && us % 1000000 == 0)
+	if (us == 0)
+		snprintf(buf, len, "0");
+	else if (us >= 1000000 && us % 1000000 == 0)
 		snprintf(buf, len, "%us", us / 1000000);
 	else if (us >= 1000)
 		snprintf(buf, len, "%gms", us / 1000.0);
