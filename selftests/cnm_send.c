@@ -5,11 +5,12 @@
  *
  *   cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB
  *            [-e ENCAP_DST_MAC] [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT]
- *            [-m truncated|version|msdu-long|msdu-trunc|reserved]
+ *            [-m truncated|version|msdu-long|msdu-trunc|reserved] [-k N]
  *
  * -u encapsulates the start of an IPv4/UDP frame of that 5-tuple (as a CP
  * copies it: from the EtherType on); without it the MSDU is an ARP-like
- * non-IP frame.  -m sends a deliberately malformed CNM.
+ * non-IP frame.  -m sends a deliberately malformed CNM.  -k N sends one
+ * CNM for each of N flows, source ports SPORT .. SPORT + N - 1.
  */
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -64,7 +65,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB [-e ENCAP_DST]\n"
 		"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT]\n"
-		"                [-m truncated|version|msdu-long|msdu-trunc|reserved]\n");
+		"                [-m truncated|version|msdu-long|msdu-trunc|reserved] [-k FLOWS]\n");
 	exit(2);
 }
 
@@ -75,10 +76,10 @@ int main(int argc, char **argv)
 	const char *ifname = NULL, *udp = NULL, *mal = NULL;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct qcn_cnm m = { .version = 0 };
-	unsigned int msdu_len = 0, count = 1, i;
+	unsigned int msdu_len = 0, count = 1, flows = 1, i, f;
 	int c, fd, have_d = 0, have_s = 0, qfb = -1, len;
 
-	while ((c = getopt(argc, argv, "i:d:s:q:e:u:n:m:")) != -1) {
+	while ((c = getopt(argc, argv, "i:d:s:q:e:u:n:m:k:")) != -1) {
 		switch (c) {
 		case 'i': ifname = optarg; break;
 		case 'd': have_d = !parse_mac(optarg, dst); break;
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
 		case 'u': udp = optarg; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'm': mal = optarg; break;
+		case 'k': flows = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -148,12 +150,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cnm_send: no interface %s\n", ifname);
 		return 1;
 	}
-	for (i = 0; i < count; i++)
-		if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
-			   sizeof(sll)) != len) {
-			perror("cnm_send: sendto");
-			return 1;
+	for (f = 0; f < flows; f++) {
+		if (udp && f) {	/* next source port; the UDP ports sit at MSDU 22 */
+			unsigned char *sp = pdu + QCN_CNM_HDR_LEN + 22;
+			unsigned int port = ((sp[0] << 8) | sp[1]) + 1;
+
+			sp[0] = port >> 8;
+			sp[1] = port & 0xff;
 		}
+		for (i = 0; i < count; i++)
+			if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
+				   sizeof(sll)) != len) {
+				perror("cnm_send: sendto");
+				return 1;
+			}
+	}
+	count *= flows;
 	printf("sent %u\n", count);
 	return 0;
 }

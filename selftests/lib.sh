@@ -266,6 +266,28 @@ json_num()
 	printf '%s' "$1" | grep -o "\"$2\":-\?[0-9]*" | head -n1 | cut -d: -f2
 }
 
+# ktap_rejected NAME STATE-CMD CMD...: one KTAP point: CMD must fail, say
+# why on stderr, and leave what STATE-CMD prints (a shell command line)
+# unchanged -- bad input changes nothing.
+ktap_rejected()
+{
+	local name=$1 state=$2 before after err rc
+	shift 2
+	before=$(eval "$state")
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	after=$(eval "$state")
+	if [ $rc -eq 0 ]; then
+		ktap_fail "$name: accepted"
+	elif [ -z "$err" ]; then
+		ktap_fail "$name: no error message"
+	elif [ "$after" != "$before" ]; then
+		ktap_fail "$name: changed" "before='$before' after='$after'"
+	else
+		ktap_ok "$name: rejected ($(head -n1 <<<"$err" | cut -c1-70))"
+	fi
+}
+
 # Kernel log since the test started: fail on oops / warnings.
 qcn_dmesg_mark()
 {
