@@ -8,6 +8,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
+QS=$QCN_TOP/tools/qcnstat
+[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
 ktap_plan 8
 qcn_dmesg_mark
 tb_init
@@ -19,10 +21,12 @@ tb_star 2
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150kb qeq 26kb rate 30mbit
 ktap_check "dumbbell: h1, h2 -> qcn 30mbit -> r" test $? -eq 0
 
-# phase NAME: 14 s of two blasting senders; queue sampled 4..13 s
+# phase NAME: 14 s of two blasting senders; qcnstat samples the CP queue
+# every 20 ms from 4 to 13 s (in-process polling: cheap enough not to
+# starve the senders, and ~450 samples instead of a handful of tc calls)
 phase()
 {
-	local name=$1 b d0 d1 p0 p1 n=0 sum=0 full=0
+	local name=$1 d0 d1 p0 p1
 	nsbg r "$AF_SINK" 9000 250 15 > "$tmp/sink-$name"
 	sleep 0.2
 	af_blast 1 14
@@ -30,36 +34,35 @@ phase()
 	sleep 4
 	d0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
 	p0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
-	for k in $(seq 1 20); do
-		b=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].backlog')
-		sum=$((sum + b)); n=$((n + 1))
-		[ "$b" -ge 120000 ] && full=$((full + 1))
-		sleep 0.3
-	done
+	nsx sw "$QS" -d sw-pr -i 20ms -t 9s > "$tmp/q-$name"
 	d1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
 	p1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
 	sleep 2
-	eval "${name}_q=$((sum / n)) ${name}_full=$full ${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
+	# backlog is column 9 of qcnstat's CSV
+	eval "$(awk -F, -v n="$name" 'NR > 1 && $3 == "qcn" {
+			k++; s += $9; if ($9 >= 120000) f++ }
+		END { printf "%s_n=%d %s_q=%d %s_full=%d\n", n, k, n, k ? s / k : 0, n, f }' "$tmp/q-$name")"
+	eval "${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
 	eval "${name}_rate=$(( $(af_rate "$tmp/sink-$name" 4000 12000 1) + $(af_rate "$tmp/sink-$name" 4000 12000 2) ))"
 }
 
 for i in 1 2; do nsx h$i tc qdisc add dev eth0 root qcn_rp $RP; done
 phase qcn
-ktap_info "with qcn_rp: mean queue $qcn_q B ($qcn_full of 20 samples >= 120 KB), drops $qcn_drops of $qcn_pkts, goodput $qcn_rate kbit/s"
+ktap_info "with qcn_rp: mean queue $qcn_q B ($qcn_full of $qcn_n samples >= 120 KB), drops $qcn_drops of $qcn_pkts, goodput $qcn_rate kbit/s"
 for i in 1 2; do nsx h$i tc qdisc del dev eth0 root; done
 phase plain
-ktap_info "without:     mean queue $plain_q B ($plain_full of 20 samples >= 120 KB), drops $plain_drops of $plain_pkts, goodput $plain_rate kbit/s"
+ktap_info "without:     mean queue $plain_q B ($plain_full of $plain_n samples >= 120 KB), drops $plain_drops of $plain_pkts, goodput $plain_rate kbit/s"
 
-ktap_check "with qcn_rp the queue stays around Qeq (mean $qcn_q <= 52000 B = 2 Qeq)" \
-	test "$qcn_q" -le 52000
-ktap_check "with qcn_rp the queue is rarely near the limit ($qcn_full of 20)" \
-	test "$qcn_full" -le 3
+ktap_check "with qcn_rp the queue stays around Qeq (mean $qcn_q <= 52000 B = 2 Qeq, $qcn_n samples)" \
+	test "$qcn_q" -le 52000 -a "$qcn_n" -gt 100
+ktap_check "with qcn_rp the queue is rarely near the limit ($qcn_full of $qcn_n <= 10 %)" \
+	test $((qcn_full * 10)) -le "$qcn_n"
 ktap_check "with qcn_rp tail drops stay near zero ($qcn_drops <= 1 % of $qcn_pkts)" \
 	test $((qcn_drops * 100)) -le "$qcn_pkts"
 ktap_check "with qcn_rp goodput stays high ($qcn_rate >= 75 % of $plain_rate kbit/s)" \
 	test $((qcn_rate * 4)) -ge $((plain_rate * 3))
-ktap_check "without qcn_rp the queue hits the limit ($plain_full of 20) and drops ($plain_drops)" \
-	test "$plain_full" -ge 4 -a $((plain_drops * 10)) -gt "$plain_pkts"
+ktap_check "without qcn_rp the queue sits near the limit ($plain_full of $plain_n >= 25 %) and drops ($plain_drops)" \
+	test $((plain_full * 4)) -ge "$plain_n" -a "$plain_n" -gt 100 -a $((plain_drops * 10)) -gt "$plain_pkts"
 ktap_check "QCN holds the queue well below plain (mean $qcn_q < $plain_q / 2)" \
 	test $((qcn_q * 2)) -lt "$plain_q"
 rm -rf "$tmp"
