@@ -15,12 +15,15 @@ log=$(mktemp); sent=$(mktemp)
 af_testbed 3 $AF_ON && af_class 1 1 && af_class 2 3 && af_class 3 1
 ktap_check "testbed: 2 heavy + 1 on/off sender, af on" test $? -eq 0
 
-af_sink 22 "$log"
+# the heavy senders outlast the polls (tc is slow in the emulator); the
+# sink outlasts the on/off sender, which is waited for
+af_sink 45 "$log"
 sleep 0.2
-af_blast 1 20
-af_blast 2 20
+af_blast 1 42
+af_blast 2 42
 # 500 B datagrams at 80 kbit/s: ~100 B per 10 ms Ts << active 2kb
 nsbg h3 "$AF_SEND" -d "$QCN_NET.100" -p 9000 -s 500 -r 80000 -t 20 > "$sent"
+onoff=$TB_LAST_PID
 
 sleep 6
 fb_bad=0; act_bad=0; heavy_act=0
@@ -36,7 +39,8 @@ done
 ktap_check "on/off class: Fb_AF = 0 at every poll ($fb_bad bad of 8)" test $fb_bad -eq 0
 ktap_check "on/off class: never active ($act_bad bad of 8)" test $act_bad -eq 0
 ktap_check "heavy classes are active ($heavy_act of 16 polls)" test $heavy_act -ge 8
-sleep 8
+wait "$onoff"
+sleep 1
 got=$(awk -v s="$QCN_NET.3" '$2 == s { d = $4 } END { print d + 0 }' "$log")
 want=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$sent")
 ktap_info "on/off flow: $want datagrams sent, $got received"
