@@ -50,6 +50,7 @@ install: modules plugins
 	install -m 644 tc-plugin/q_*.so $(DESTDIR)$(TC_PLUGIN_DIR)/
 	@if [ -f tools/qcnstat ]; then install -m 755 tools/qcnstat $(DESTDIR)/usr/local/bin/; fi
 	@if [ -f tools/qcn-rp-trace ]; then install -m 755 tools/qcn-rp-trace $(DESTDIR)/usr/local/bin/; fi
+	@if [ -f tools/qcn-sim ]; then install -m 755 tools/qcn-sim $(DESTDIR)/usr/local/bin/; fi
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 setup:

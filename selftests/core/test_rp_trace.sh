@@ -14,12 +14,7 @@ TRACE=${QCN_RP_TRACE:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-rp-trace}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-n=0
-fails=0
-results=()
-ok() { n=$((n + 1)); results+=("ok $n $1"); }
-notok() { n=$((n + 1)); fails=$((fails + 1)); results+=("# $2" "not ok $n $1"); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name" "failed: $*"; fi; }
+source "$(dirname "$0")/ktap.sh"
 # expect NAME ARGS... : stdin is the script, $TMP/want the expected output
 expect_out()
 {
@@ -31,12 +26,7 @@ expect_out()
 	fi
 }
 
-if [ ! -x "$TRACE" ]; then
-	echo "TAP version 13"
-	echo "1..1"
-	echo "not ok 1 qcn-rp-trace not built ($TRACE)"
-	exit 1
-fi
+ktap_need_tool "$TRACE" qcn-rp-trace
 
 # ---------------------------------------------------------------------------
 # (1) FR -> AI -> HAI (QCN paper Fig. 3/4)
@@ -251,8 +241,4 @@ for o in max-rate-mbps gd-shift ai-mbps hai-mbps byte-reset time-reset-us thresh
 done
 check "--help documents options, defaults, input and output formats" test -z "$missing"
 
-echo "TAP version 13"
-echo "1..$n"
-printf '%s\n' "${results[@]}"
-echo "# $((n - fails)) passed, $fails failed"
-[ $fails -eq 0 ]
+ktap_done

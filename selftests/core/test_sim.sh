@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# KTAP tests for tools/qcn-sim: the papers' experiments, run on the cores
+# the modules run (seeded, deterministic, < 1 s each).
+#  - QCN at the paper's scale (10 Gb/s, 1 KB frames, 50 us RTT, 150 KB
+#    buffer, standard defaults): full link, queue near Qeq, coarse fairness.
+#  - AF-QCN (Kabbani et al., Fig. 9): weights 4:3:2:1 -> 40/30/20/10 %
+#    within +-15 %; Max_1 = 1 Gb/s -> flow 1 at its cap, the rest 3:2:1;
+#    Fig. 8: 40 flows, rates every 10 ms near the fair share with AF-QCN,
+#    much less so with QCN.
+#  - The emulated testbed's scale (30 Mb/s port, 1442-byte frames, the AF
+#    selftests' RP): the same shares once the RP timer is long enough for
+#    the byte counter to drive the increases as at 10 Gb/s, and not with
+#    a timer that fires every few frames of the light flow.
+
+SIM=${QCN_SIM:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-sim}
+source "$(dirname "$0")/ktap.sh"
+
+ktap_need_tool "$SIM" qcn-sim
+
+# field F (share %, mbps) of flow I's summary line in OUT
+share() { echo "$1" | awk -v i="$2" '$2 == "flow" && $3 == i ":" { print $8 }'; }
+mbps() { echo "$1" | awk -v i="$2" '$2 == "flow" && $3 == i ":" { print $6 }'; }
+total() { echo "$1" | awk '$2 == "total:" { print $3 }'; }
+meanq() { echo "$1" | awk '$2 == "total:" { print $7 }'; }
+# within V TARGET PCT: |V - TARGET| <= PCT % of TARGET
+within() { awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'; }
+# shares_within OUT PCT T1 T2 ...: every flow's share within PCT % of Ti
+shares_within()
+{
+	local out=$1 pct=$2 i=1 t
+	shift 2
+	for t in "$@"; do
+		within "$(share "$out" $i)" "$t" "$pct" || return 1
+		i=$((i + 1))
+	done
+}
+shares() { echo "$1" | awk '$2 == "flow" { printf "%s ", $8 }'; }
+
+# 1-3: QCN alone, four equal flows at 10 Gb/s
+out=$("$SIM" -t 4s)
+check "qcn, 4 flows at 10 Gb/s: link busy (total $(total "$out") >= 9800 mbps)" \
+	awk -v v="$(total "$out")" 'BEGIN { exit !(v >= 9800) }'
+check "qcn: mean queue $(meanq "$out") B within 0.5..1.5 Qeq (26000)" \
+	awk -v v="$(meanq "$out")" 'BEGIN { exit !(v >= 13000 && v <= 39000) }'
+check "qcn: equal flows within +-15 % of 25 % ($(shares "$out"))" \
+	shares_within "$out" 15 25 25 25 25
+
+# 4-5: AF-QCN weights, the paper's Fig. 9 (first half)
+out=$("$SIM" --af --weights 4,3,2,1 -t 4s)
+check "af-qcn 4:3:2:1 at 10 Gb/s: shares within +-15 % of 40/30/20/10 ($(shares "$out"))" \
+	shares_within "$out" 15 40 30 20 10
+
+# 5-6: Fig. 8: 40 flows; per-flow rates every 10 ms against the 250 Mb/s
+# fair share (paper: AF-QCN 99 % within 25 %; QCN > 45 % off by more)
+fig8() { "$SIM" -n 40 -t 6s -f 2s -i 10ms "$@" | awk '!/^#/ && $1 >= 2000 {
+	for (i = 3; i <= NF; i++) { n++; d = $i / 250 - 1; if (d < 0) d = -d; if (d <= 0.25) w++ } }
+	END { printf "%.1f", n ? 100 * w / n : 0 }'; }
+on=$(fig8 --af); off=$(fig8)
+check "40 flows, af-qcn: $on % of 10 ms rates within 25 % of the fair share (>= 95 %)" \
+	awk -v v="$on" 'BEGIN { exit !(v >= 95) }'
+check "40 flows, qcn: $off % within 25 % (<= 75 %: coarse-grained fairness)" \
+	awk -v v="$off" 'BEGIN { exit !(v <= 75) }'
+
+# 7-8: Max_1 = 1 Gb/s from 2 s (Fig. 9, second half, Remark 4)
+out=$("$SIM" --af --weights 4,3,2,1 --caps 1gbit,0,0,0 --caps-at 2s -t 5s -f 3s)
+check "af-qcn cap: flow 1 at $(mbps "$out" 1) mbps <= 1150" \
+	awk -v v="$(mbps "$out" 1)" 'BEGIN { exit !(v <= 1150) }'
+rest=$(awk -v a="$(mbps "$out" 2)" -v b="$(mbps "$out" 3)" -v c="$(mbps "$out" 4)" 'BEGIN { print a + b + c }')
+capok()
+{
+	local i w
+	for i in 2 3 4; do
+		w=$((5 - i))
+		within "$(awk -v a="$(mbps "$out" $i)" -v r="$rest" 'BEGIN { print 100 * a / r }')" \
+			"$(awk -v w=$w 'BEGIN { print 100 * w / 6 }')" 15 || return 1
+	done
+}
+check "af-qcn cap: the other flows share the rest 3:2:1 within +-15 % ($(mbps "$out" 2) $(mbps "$out" 3) $(mbps "$out" 4) mbps)" capok
+
+# 9-10: the emulated testbed's scale (selftests/lib_af.sh)
+EMU="-l 30mbit -s 50mbit -r 500us -p 1442 -t 60s -f 20s -i 1s --min-rate 500kbit
+     --ai-rate 200kbit --hai-rate 2mbit --af --alpha 0.25 --ts 10ms --active 2kb
+     --weights 4,3,2,1"
+# shellcheck disable=SC2086
+out=$("$SIM" $EMU --time-reset 600ms)
+check "30 Mb/s, RP timer 600 ms: 4:3:2:1 within +-15 % ($(shares "$out"))" \
+	shares_within "$out" 15 40 30 20 10
+# shellcheck disable=SC2086
+out=$("$SIM" $EMU --time-reset 150ms)
+check "30 Mb/s, RP timer 150 ms: the weight-1 flow is over its share ($(share "$out" 4) % > 11.5 %)" \
+	awk -v v="$(share "$out" 4)" 'BEGIN { exit !(v > 11.5) }'
+
+# 11-12: QCN-T runs; usage errors
+out=$("$SIM" --qcn-t 2.4ms -t 2s)
+check "qcn-t at 10 Gb/s: link busy (total $(total "$out") >= 9500 mbps)" \
+	awk -v v="$(total "$out")" 'BEGIN { exit !(v >= 9500) }'
+bad=0
+for args in "--alpha 1" "--weights 1,2" "-n 0" "--link 3furlongs" "--pkt 10" "--from 9s -t 2s" "extra"; do
+	# shellcheck disable=SC2086
+	"$SIM" $args > /dev/null 2>&1
+	[ $? -eq 2 ] || { bad=1; echo "# accepted: $args"; }
+done
+check "bad usage exits 2 (alpha 1, weight count, 0 flows, unit, frame size, window, argument)" test $bad -eq 0
+
+ktap_done
