@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 9
+ktap_plan 13
 qcn_dmesg_mark
 tb_init
 log=$(mktemp)
@@ -38,15 +38,9 @@ ktap_info "weights 4:3:2:1: kbit/s ${r[1]} ${r[2]} ${r[3]} ${r[4]} (total $total
 for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 ))
 	share[i]=$(awk -v a="${r[i]}" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
-	af_within "${share[i]}" "$want" 15 && v=within || v=outside
-	ktap_info "weight $((5 - i)): ${share[i]} % (target $want % +-15 %: $v)"
+	ktap_check "weight $((5 - i)): ${share[i]} % of the port (target $want % +-15 %)" \
+		af_within "${share[i]}" "$want" 15
 done
-# The paper's +-15 % is not reached in the emulated loop (its qFb_QCN stays
-# high and drowns Fb_AF, see README); what must hold is the direction.
-ktap_check "weight 4 gets at least 1.5 x the share of weight 1 (${share[1]} vs ${share[4]} %)" \
-	awk -v a="${share[1]}" -v b="${share[4]}" 'BEGIN { exit !(a >= 1.5 * b) }'
-ktap_check "weight 3 gets more than weight 1 (${share[2]} vs ${share[4]} %)" \
-	awk -v a="${share[2]}" -v b="${share[4]}" 'BEGIN { exit !(a > b) }'
 ktap_check "the port stays busy (total >= 60 % of 30 Mbit/s)" test "$total" -ge 18000
 
 ktap_check "class change: maxrate 6mbit on the weight-4 class" test "$cap_rc" -eq 0
@@ -58,10 +52,9 @@ ktap_check "capped class stays near its max rate (${c[1]} <= 6900 kbit/s)" test 
 for i in 2 3 4; do
 	want=$(awk -v w=$((5 - i)) 'BEGIN { printf "%.1f", 100 * w / 6 }')
 	rs[i]=$(awk -v a="${c[i]}" -v t="$rest" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
-	ktap_info "weight $((5 - i)): ${rs[i]} % of the rest (target $want %)"
+	ktap_check "weight $((5 - i)): ${rs[i]} % of the rest (target $want % +-15 %)" \
+		af_within "${rs[i]}" "$want" 15
 done
-ktap_check "of the rest, weight 3 gets more than weight 1 (${rs[2]} vs ${rs[4]} %)" \
-	awk -v a="${rs[2]}" -v b="${rs[4]}" 'BEGIN { exit !(a > b) }'
 rm -f "$log"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean

@@ -11,6 +11,8 @@
  * copies it: from the EtherType on); without it the MSDU is an ARP-like
  * non-IP frame.  -m sends a deliberately malformed CNM.  -k N sends one
  * CNM for each of N flows, source ports SPORT .. SPORT + N - 1.
+ * Prints "sent COUNT at_mono_ms T", T = CLOCK_MONOTONIC (ms) just before
+ * the first frame, to align the CNM with udp_sink's time base.
  */
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <qcn/qcn_cnm.h>
@@ -78,6 +81,8 @@ int main(int argc, char **argv)
 	struct qcn_cnm m = { .version = 0 };
 	unsigned int msdu_len = 0, count = 1, flows = 1, i, f;
 	int c, fd, have_d = 0, have_s = 0, qfb = -1, len;
+	struct timespec ts;
+	long long t0;
 
 	while ((c = getopt(argc, argv, "i:d:s:q:e:u:n:m:k:")) != -1) {
 		switch (c) {
@@ -150,6 +155,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cnm_send: no interface %s\n", ifname);
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 	for (f = 0; f < flows; f++) {
 		if (udp && f) {	/* next source port; the UDP ports sit at MSDU 22 */
 			unsigned char *sp = pdu + QCN_CNM_HDR_LEN + 22;
@@ -166,6 +173,6 @@ int main(int argc, char **argv)
 			}
 	}
 	count *= flows;
-	printf("sent %u\n", count);
+	printf("sent %u at_mono_ms %lld\n", count, t0);
 	return 0;
 }

@@ -29,8 +29,10 @@ A=02:00:00:00:00:01
 B=02:00:00:00:00:64
 # cnm QFB SPORT [cnm_send options]: a CNM from b to a for the flow from
 # a:SPORT to b:9000
-cnm() { local q=$1 p=$2; shift 2; nsx b "$CNM" -i eth0 -d $A -s $B -q "$q" -e $B \
-	-u "$QCN_NET.1:$p,$QCN_NET.100:9000" "$@" > /dev/null; }
+# cnm_send's own output, "sent N at_mono_ms T" (cnm_out)
+cnm_out() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
+	-u "$QCN_NET.1:$2,$QCN_NET.100:9000" "${@:3}"; }
+cnm() { cnm_out "$@" > /dev/null; }
 xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
 nclasses() { nsx a tc -s class show dev eth0 | grep -c '^class qcn_rp'; }
 send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
@@ -80,13 +82,15 @@ sleep 7
 # alone drives recovery: FR every 500 ms, AI after the 6th, then release.
 RP="max-rate 50mbit ai-rate 1mbit hai-rate 5mbit time-reset 500ms byte-reset 1gb jitter off"
 nsx a tc qdisc add dev eth0 root qcn_rp $RP
-t_sink=$(date +%s%N)
-nsbg b "$SINK" 9000 50 9 > "$tmp/sink"
+# the CNM's time on the sink's clock, both CLOCK_MONOTONIC (the emulated
+# guest can take 100s of ms to start a process: wall-clock stamps taken
+# around the commands put the windows off by as much)
+nsbg b "$SINK" 9000 50 9 "$tmp/sink.start" > "$tmp/sink"
 send -b 5000 -t 9
 sleep 1.5
-t_cnm=$(date +%s%N)
-cnm 63 5000
-off=$(( (t_cnm - t_sink) / 1000000 ))
+t_cnm=$(cnm_out 63 5000)
+off=$(( ${t_cnm##* } - $(cat "$tmp/sink.start") ))
+ktap_info "CNM sent at $off ms on the sink's clock"
 sleep 7
 printf 't_us=0 cnm qfb=63\nt_us=7000000 tx bytes=0\n' |
 	"$TRACE" --no-jitter --max-rate-mbps 50 --ai-mbps 1 --hai-mbps 5 \

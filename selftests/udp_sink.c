@@ -2,12 +2,13 @@
 /*
  * udp_sink: receive UDP on a port and count bytes per source address.
  *
- *   udp_sink PORT INTERVAL_MS DURATION_S
+ *   udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]
  *
  * Every INTERVAL_MS prints one line per source seen so far:
  *   <ms since start> <source address> <cumulative payload bytes> <datagrams>
  * so a test can take per-flow throughput over any window.  Exits after
- * DURATION_S seconds.
+ * DURATION_S seconds.  START_FILE receives the CLOCK_MONOTONIC time (ms)
+ * of "ms since start" 0, to align other events with the counts.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,8 +42,8 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int fd, n = 0, i, rcvbuf = 4 << 20;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: udp_sink PORT INTERVAL_MS DURATION_S\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n");
 		return 2;
 	}
 	sa.sin_port = htons(atoi(argv[1]));
@@ -58,6 +59,14 @@ int main(int argc, char **argv)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	start = now_ms();
+	if (argc == 5) {	/* CLOCK_MONOTONIC ms of time 0, to align events */
+		FILE *f = fopen(argv[4], "w");
+
+		if (!f || fprintf(f, "%lld\n", start) < 0 || fclose(f)) {
+			perror("udp_sink: start file");
+			return 1;
+		}
+	}
 	next = start + interval;
 	end = start + atoll(argv[3]) * 1000;
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -84,8 +84,8 @@ EMU="-l 30mbit -s 50mbit -r 500us -p 1442 -t 60s -f 20s -i 1s --min-rate 500kbit
      --ai-rate 200kbit --hai-rate 2mbit --af --alpha 0.25 --ts 10ms --active 2kb
      --weights 4,3,2,1"
 # shellcheck disable=SC2086
-out=$("$SIM" $EMU --time-reset 600ms)
-check "30 Mb/s, RP timer 600 ms: 4:3:2:1 within +-15 % ($(shares "$out"))" \
+out=$("$SIM" $EMU --time-reset 1s)
+check "30 Mb/s, RP timer 1 s: 4:3:2:1 within +-15 % ($(shares "$out"))" \
 	shares_within "$out" 15 40 30 20 10
 # shellcheck disable=SC2086
 out=$("$SIM" $EMU --time-reset 150ms)
