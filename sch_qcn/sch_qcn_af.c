@@ -253,7 +253,12 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 
 	spin_lock(root_lock);
-	if (af->enabled) {
+	/*
+	 * af off then on while this callback waited for the lock: the
+	 * configuration path already queued the timer again (hrtimer_start
+	 * on a running timer), which then owns the next period.
+	 */
+	if (af->enabled && !hrtimer_is_queued(timer)) {
 		qcn_af_run(af);
 		hrtimer_forward_now(timer, ns_to_ktime(af->p.ts_ns));
 		ret = HRTIMER_RESTART;

@@ -547,7 +547,8 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 		q->ka_ref = now;
 		qcn_sampled(sch, &s, NULL);
 	}
-	if (ka && q->backlog > q->cp_params.qeq) {
+	/* an enqueue may have re-armed it while this callback waited */
+	if (ka && q->backlog > q->cp_params.qeq && !hrtimer_is_queued(timer)) {
 		hrtimer_set_expires(timer, ns_to_ktime(max(q->ka_ref + ka, now + 1)));
 		ret = HRTIMER_RESTART;
 	}
