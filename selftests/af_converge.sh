@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # AF-QCN converges faster than QCN (same run, same testbed): flow 1 runs
-# alone, flow 2 starts 6 s later; the time from flow 2's start until the
-# two goodputs stay within 10 % of each other for 1 s, with af on and with
-# af off.
+# alone, flow 2 starts 4 s later; the time from flow 2's start until the
+# two goodputs stay within 10 % of each other for 1 s (censored at 11.8 s).
+# Three trials with af on and three with af off, interleaved; the sums are
+# compared: plain QCN sometimes lands two flows together by chance (1 in 8
+# single trials in tools/qcn-sim at this scale, and in the guest), three
+# trials each did not once in 20 simulated triples.
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
@@ -31,40 +34,45 @@ converge_ms()
 	END { if (cur != "" && p >= 0) check(cur); print first - st }' "$1"
 }
 
-# one experiment: sink, flow 1 at 0 s, flow 2 at 6 s, 30 s in all
-experiment()
+# one trial into LOG: sink, flow 1 at 0 s, flow 2 at 4 s, 16 s in all
+trial()
 {
-	local log=$1
-	af_sink 31 "$log"
+	af_sink 17 "$1"
 	sleep 0.2
-	af_blast 1 30
-	sleep 6
-	af_blast 2 24
-	sleep 25
+	af_blast 1 16
+	sleep 4
+	af_blast 2 12
+	sleep 13
 }
 
 af_testbed 2 $AF_ON && af_class 1 1 && af_class 2 1
 ktap_check "testbed: 2 qcn_rp senders, equal-weight classes, af on" test $? -eq 0
 
-on=$(mktemp); off=$(mktemp)
-experiment "$on"
-t_on=$(converge_ms "$on" 6200 31000)
-ktap_info "af on: converged $t_on ms after flow 2 started"
-
-# the same testbed with AF off; let the limiters return to line rate first
-nsx sw tc qdisc change dev sw-pr root handle 1: qcn af off
-ktap_check "af off" test $? -eq 0
-sleep 3
-experiment "$off"
-t_off=$(converge_ms "$off" 6200 31000)
-ktap_info "af off: converged $t_off ms after flow 2 started"
-
-ktap_check "flows converge with af on (within 24 s)" test "$t_on" -lt 24000
-ktap_check "af on converges faster than af off ($t_on < $t_off ms)" test "$t_on" -lt "$t_off"
-r1=$(af_rate "$on" 20000 30000 1); r2=$(af_rate "$on" 20000 30000 2)
-ktap_info "af on, 20-30 s: $r1 / $r2 kbit/s"
+log=$(mktemp)
+sum_on=0; sum_off=0; ok=1; t_on_all=""; t_off_all=""
+for k in 1 2 3; do
+	for mode in on off; do
+		nsx sw tc qdisc change dev sw-pr root handle 1: qcn af $mode || ok=0
+		sleep 3		# limiters back at line rate, estimates decayed
+		trial "$log"
+		t=$(converge_ms "$log" 4200 16000)
+		if [ $mode = on ]; then
+			sum_on=$((sum_on + t)); t_on_all="$t_on_all $t"
+			r1=$(af_rate "$log" 10000 16000 1); r2=$(af_rate "$log" 10000 16000 2)
+		else
+			sum_off=$((sum_off + t)); t_off_all="$t_off_all $t"
+		fi
+	done
+done
+ktap_info "af on: converged after$t_on_all ms (sum $sum_on)"
+ktap_info "af off: converged after$t_off_all ms (sum $sum_off)"
+ktap_check "af on / af off switched 6 times" test $ok -eq 1
+t_on=$((sum_on / 3)); t_off=$((sum_off / 3))
+ktap_check "flows converge with af on (mean $t_on ms < 8000)" test "$t_on" -lt 8000
+ktap_check "af on converges faster than af off (mean $t_on < $t_off ms)" test "$t_on" -lt "$t_off"
+ktap_info "af on, last trial, 10-16 s: $r1 / $r2 kbit/s"
 ktap_check "af on: equal shares at the end (within 15 %)" af_within "$r1" "$r2" 15
-rm -f "$on" "$off"
+rm -f "$log"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish
