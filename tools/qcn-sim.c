@@ -69,8 +69,10 @@ static const char usage_text[] =
 "Output (stdout): a '#' header, then every step one line\n"
 "  t_ms queue_bytes rate_1_mbps .. rate_N_mbps\n"
 "(rates are departures from the CP over the step), then the summary:\n"
-"  # flow I: W w, MEAN mbps, SHARE % of the departures in the window\n"
+"  # flow I: W w, MEAN mbps, SHARE %, cnms C, drops D\n"
 "  # total: MEAN mbps, mean queue Q bytes, drops D, cnms C\n"
+"(rates, shares and the mean queue over the window from --from; CNMs sent\n"
+"to and frames dropped of each flow over the whole run)\n"
 "Exit status 0, or 2 on bad usage.\n";
 
 enum ev_type { EV_SEND, EV_ARRIVE, EV_DEPART, EV_CNM, EV_AF, EV_STEP, EV_CAPS };
@@ -236,9 +238,8 @@ static u64 parse_u64(const char *s)
 struct flow {
 	struct qcn_rp rp;
 	struct qcn_af_class af;
-	u64 start;
 	u64 step_bytes, win_bytes;
-	u64 drops, cnms;
+	u64 drops, cnms;	/* the totals are their sums */
 };
 
 int main(int argc, char **argv)
@@ -279,6 +280,7 @@ int main(int argc, char **argv)
 	struct heap h = { 0 };
 	struct qcn_cp cp;
 	u64 backlog = 0, busy_until = 0, qsum = 0, qn = 0, drops = 0, cnms = 0;
+	u64 ser_link, ser_src;	/* ns to serialize one frame */
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
@@ -366,11 +368,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < nflows; i++) {
 		qcn_rp_init(&fl[i].rp, &rpp);
 		fl[i].af.weight = nweights ? (u32)weights[i] : 1;
-		fl[i].start = starts[i];
 		afv[i] = &fl[i].af;
-		heap_push(&h, fl[i].start, EV_SEND, (u8)i, 0);
+		heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
 	}
 	heap_push(&h, step, EV_STEP, 0, 0);
+	ser_link = pkt * 8 * 1000000000ULL / link;
+	ser_src = pkt * 8 * 1000000000ULL / src_rate;
 	if (af_on)
 		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
 	if (ncaps)
@@ -388,7 +391,7 @@ int main(int argc, char **argv)
 		struct event e = heap_pop(&h);
 		struct flow *f = &fl[e.flow];
 		struct qcn_cp_sample s;
-		u64 gap;
+		u64 gap, n;
 		u8 qfb;
 
 		if (e.t > dur)
@@ -399,38 +402,33 @@ int main(int argc, char **argv)
 			while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
 				;
 			heap_push(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0);
-			if (qcn_rp_tx(&f->rp, &rpp, (u32)pkt, rnd32()) != QCN_RP_EV_NONE)
-				while (qcn_rp_tx(&f->rp, &rpp, 0, rnd32()) != QCN_RP_EV_NONE)
-					;
-			gap = qcn_rp_tx_time_ns(&f->rp, (u32)pkt);
-			if (!f->rp.active)
-				gap = pkt * 8 * 1000000000ULL / src_rate;
+			/* byte counter; bytes 0 until every expiry is taken */
+			for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE; n = 0)
+				;
+			gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
 			heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
 			break;
 		case EV_ARRIVE:
 			if (backlog + pkt > limit) {
 				f->drops++;
-				drops++;
 			} else {
 				backlog += pkt;
 				if (busy_until < e.t)
 					busy_until = e.t;
-				busy_until += pkt * 8 * 1000000000ULL / link;
+				busy_until += ser_link;
 				heap_push(&h, busy_until, EV_DEPART, e.flow, 0);
 			}
 			if (af_on)
 				qcn_af_account(&f->af, (u32)pkt);
 			if (!qcn_cp_arrival(&cp, &cpp, (u32)pkt, (u32)backlog, rnd32(), &s))
 				break;
-			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on */
-			qfb = s.congested ? s.qfb : 0;
-			if (af_on)
-				qfb = qcn_af_combine(qfb, f->af.fb_af, afp.alpha);
+			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
+			 * (s.qfb is 0 unless the sample is congested) */
+			qfb = af_on ? qcn_af_combine(s.qfb, f->af.fb_af, afp.alpha) : s.qfb;
 			if (!qfb)
 				break;
 			heap_push(&h, e.t + rtt / 2, EV_CNM, e.flow, qfb);
 			f->cnms++;
-			cnms++;
 			break;
 		case EV_DEPART:
 			backlog -= pkt;
@@ -469,8 +467,11 @@ int main(int argc, char **argv)
 	{
 		double tot = 0, win = (dur - from) / 1e9;
 
-		for (i = 0; i < nflows; i++)
+		for (i = 0; i < nflows; i++) {
 			tot += fl[i].win_bytes;
+			drops += fl[i].drops;
+			cnms += fl[i].cnms;
+		}
 		for (i = 0; i < nflows; i++)
 			printf("# flow %d: W %u, %.2f mbps, %.1f %%, cnms %" PRIu64
 			       ", drops %" PRIu64 "\n", i + 1, fl[i].af.weight,
