@@ -21,11 +21,15 @@ af_sink 45 "$log"
 sleep 0.2
 af_blast 1 42
 af_blast 2 42
+# the on/off flow joins once the heavy senders' start-up burst (line rate
+# until the first CNMs: the only tail drops of a run) is over, as the
+# paper's bursty flow joins at 0.5 s
+sleep 3
 # 500 B datagrams at 80 kbit/s: ~100 B per 10 ms Ts << active 2kb
 nsbg h3 "$AF_SEND" -d "$QCN_NET.100" -p 9000 -s 500 -r 80000 -t 20 > "$sent"
 onoff=$TB_LAST_PID
 
-sleep 6
+sleep 3
 fb_bad=0; act_bad=0; heavy_act=0
 for k in 1 2 3 4 5 6 7 8; do
 	fb=$(af_class_x 1:3 last_fb_af); act=$(af_class_x 1:3 active)
