@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # qcnstat: 10 ms polling with ~10 ms timestamps, CSV header and rows, JSON
-# lines, the qcn and qcn_rp xstats and limiter classes, clear errors.
+# lines, -m (CLOCK_MONOTONIC stamps), the qcn and qcn_rp xstats and limiter classes, clear errors.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 10
+ktap_plan 11
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -24,6 +24,14 @@ span=$(awk -F, 'NR == 2 { a = $1 } END { print int($1 - a) }' "$tmp/csv")
 ktap_check "10 ms apart: 49 intervals in $span ms (450..700)" test "$span" -ge 450 -a "$span" -le 700
 ktap_check "qcn xstats columns filled (samples, last_qfb)" \
 	bash -c "awk -F, 'NR == 2 { exit !(\$12 != \"\" && \$14 != \"\") }' $tmp/csv"
+
+# -m: one clock across processes (CLOCK_MONOTONIC), as cnm_send's stamps
+m0=$(nsx a "$QS" -m -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
+sleep 1
+m1=$(nsx a "$QS" -m -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
+r1=$(nsx a "$QS" -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
+ktap_check "-m stamps on CLOCK_MONOTONIC: 1 s apart across runs ($((m1 - m0)) ms), else from 0 ($r1 ms)" \
+	test $((m1 - m0)) -ge 1000 -a $((m1 - m0)) -le 3000 -a "$r1" -lt 100
 
 nsx a "$QS" --json -d d0 -c 3 > "$tmp/json"
 ktap_check "JSON lines parse, kind qcn with samples" \

@@ -48,10 +48,12 @@ static const char *usage_text =
 "  -o, --output FILE    write to FILE instead of stdout\n"
 "  -n, --netns NAME     poll inside network namespace NAME (/run/netns/NAME)\n"
 "  -a, --all            all qdiscs on DEV, not only qcn and qcn_rp\n"
+"  -m, --monotonic      t_ms is CLOCK_MONOTONIC itself, not since the start\n"
+"                       (to line up with cnm_send's or udp_sink's stamps)\n"
 "  -h, --help           this text\n"
 "\n"
 "Columns (CSV; JSON lines use the same keys, omitting empty ones):\n"
-"  t_ms        ms since qcnstat started (CLOCK_MONOTONIC)\n"
+"  t_ms        ms since qcnstat started (CLOCK_MONOTONIC; -m: absolute)\n"
 "  dev kind handle parent   the object (class lines: kind qcn-class or\n"
 "              qcn_rp-limiter)\n"
 "  bytes packets drops backlog qlen   the standard tc counters\n"
@@ -86,7 +88,7 @@ static struct {
 	int ifindex;
 	char name[IFNAMSIZ];
 } devs[MAX_DEVS];
-static int ndevs, json, all;
+static int ndevs, json, all, origin_abs;
 static FILE *out;
 static double now_ms;
 
@@ -353,6 +355,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "netns", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "monotonic", no_argument, NULL, 'm' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
@@ -366,7 +369,7 @@ int main(int argc, char **argv)
 	double start, next;
 	int c, i, err;
 
-	while ((c = getopt_long(argc, argv, "d:i:c:t:o:n:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:i:c:t:o:n:amh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (ndevs == MAX_DEVS) {
@@ -399,6 +402,7 @@ int main(int argc, char **argv)
 		case 'o': outfile = optarg; break;
 		case 'n': netns = optarg; break;
 		case 'a': all = 1; break;
+		case 'm': origin_abs = 1; break;
 		case 'C': json = 0; break;
 		case 'J': json = 1; break;
 		case 'h':
@@ -456,7 +460,7 @@ int main(int argc, char **argv)
 	start = mono_ms();
 	next = start;
 	for (;;) {
-		now_ms = mono_ms() - start;
+		now_ms = mono_ms() - (origin_abs ? 0 : start);
 		/* the qdisc dump covers every device; classes are per device */
 		err = dump(sk, RTM_GETQDISC, 0);
 		for (i = 0; i < ndevs && err >= 0; i++) {
