@@ -87,11 +87,13 @@ nsx a tc qdisc add dev eth0 root qcn_rp $RP
 # the CNM's time on the sink's clock, both CLOCK_MONOTONIC (the emulated
 # guest can take 100s of ms to start a process: wall-clock stamps taken
 # around the commands put the windows off by as much)
-# 90 Mbit/s offered: above max-rate, so the limiter stays backlogged, but
-# not the emulator's 200 Mbit/s blast, whose backlog at the sink blurred
-# the first window after the cut (18.8 instead of 24.7 Mbit/s once)
+# 90 Mbit/s offered, above max-rate, and a 1 MB send buffer: the limiter
+# holds ~300 ms of this flow, so it stays backlogged through the sender's
+# own stalls in the emulated guest (~100 ms seen; with the default buffer,
+# ~30 ms at the cut rate, the limiter ran dry and the first window read
+# 15-21 instead of 24.7 Mbit/s)
 nsbg b "$SINK" 9000 50 9 "$tmp/sink.start" > "$tmp/sink"
-send -b 5000 -r 90000000 -t 9
+send -b 5000 -r 90000000 -B 1000000 -t 9
 sleep 1.5
 t_cnm=$(cnm_out 63 5000)
 off=$(( ${t_cnm##* } - $(cat "$tmp/sink.start") ))

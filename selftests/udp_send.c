@@ -4,11 +4,16 @@
  * needed).
  *
  *   udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]
+ *            [-B SNDBUF]
  *
  * Sends datagrams of BYTES payload to ADDR:PORT (default 9, 1000 bytes) at
  * RATE (payload bits/s; 0 = as fast as the socket takes them) until SECONDS
  * passed or COUNT datagrams went out.  A sender that falls behind (an
- * emulator hiccup) does not catch up with a burst.  Prints "sent=N errors=N".
+ * emulator hiccup) does not catch up with a burst.  -B sets the socket's
+ * send buffer (SO_SNDBUFFORCE as root, else SO_SNDBUF): the datagrams a
+ * rate limiter downstream can hold for this sender, so that the sender's
+ * own stalls (100 ms happen in an emulated guest) do not leave it idle.
+ * Prints "sent=N errors=N".
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -35,9 +40,9 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	size_t size = 1000;
 	char buf[65536];
-	int c, fd;
+	int c, fd, sndbuf = 0;
 
-	while ((c = getopt(argc, argv, "d:p:b:s:r:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:b:s:r:t:c:B:")) != -1) {
 		switch (c) {
 		case 'd':
 			addr = optarg;
@@ -60,6 +65,11 @@ int main(int argc, char **argv)
 		case 'c':
 			count = strtoul(optarg, NULL, 0);
 			break;
+		case 'B':
+			sndbuf = atoi(optarg);
+			if (sndbuf <= 0)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -71,6 +81,11 @@ int main(int argc, char **argv)
 	if (fd < 0 || (src.sin_port &&
 		       bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
 		perror("udp_send");
+		return 1;
+	}
+	if (sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0) {
+		perror("udp_send: SO_SNDBUF");
 		return 1;
 	}
 	memset(buf, 0x5a, sizeof(buf));
@@ -102,6 +117,6 @@ int main(int argc, char **argv)
 	close(fd);
 	return 0;
 usage:
-	fprintf(stderr, "usage: udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT]\n");
+	fprintf(stderr, "usage: udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s BYTES] [-r BITS_PER_S] [-t SECONDS] [-c COUNT] [-B SNDBUF]\n");
 	return 2;
 }

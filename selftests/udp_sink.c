@@ -9,6 +9,13 @@
  * so a test can take per-flow throughput over any window.  Exits after
  * DURATION_S seconds.  START_FILE receives the CLOCK_MONOTONIC time (ms)
  * of "ms since start" 0, to align other events with the counts.
+ *
+ * Datagrams are counted at the kernel's receive time (SO_TIMESTAMPNS),
+ * not when this process gets to read them: in an emulated guest the
+ * reader can lag by 100s of ms and then drain a backlog, which put
+ * datagrams into the wrong windows.  A line for time T is printed once a
+ * datagram stamped at or after T was read, or the socket is empty at T,
+ * so it counts exactly the datagrams that arrived before T.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,86 +25,127 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #define MAX_SRC 64
+#define NSEC_MS 1000000LL
 
 struct src {
 	struct in_addr addr;
 	unsigned long long bytes, dgrams;
 };
 
-static long long now_ms(void)
+static struct src srcs[MAX_SRC];
+static int n;
+static long long start, next, end, interval;
+
+static long long clock_ns(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* print the lines for every boundary up to t (ns, CLOCK_MONOTONIC);
+ * returns 1 once the duration is over */
+static int lines_until(long long t)
+{
+	int i;
+
+	while (next <= t) {
+		for (i = 0; i < n; i++)
+			printf("%lld %s %llu %llu\n", (next - start) / NSEC_MS,
+			       inet_ntoa(srcs[i].addr), srcs[i].bytes,
+			       srcs[i].dgrams);
+		if (next >= end)
+			return 1;
+		next += interval;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	static char buf[65536];
-	struct src srcs[MAX_SRC];
-	long long start, next, end, interval;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd, n = 0, i, rcvbuf = 4 << 20;
+	long long rt_off, m0, m1;
+	int fd, i, on = 1, rcvbuf = 4 << 20;
 
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n");
 		return 2;
 	}
 	sa.sin_port = htons(atoi(argv[1]));
-	interval = atoll(argv[2]);
+	interval = atoll(argv[2]) * NSEC_MS;
 	if (interval <= 0 || atoi(argv[3]) <= 0) {
 		fprintf(stderr, "udp_sink: bad interval or duration\n");
 		return 2;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		perror("udp_sink: socket/bind");
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
+		perror("udp_sink: socket/bind/SO_TIMESTAMPNS");
 		return 1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	start = now_ms();
+	/* receive stamps are CLOCK_REALTIME: offset to CLOCK_MONOTONIC */
+	m0 = clock_ns(CLOCK_MONOTONIC);
+	rt_off = clock_ns(CLOCK_REALTIME);
+	m1 = clock_ns(CLOCK_MONOTONIC);
+	rt_off -= m0 + (m1 - m0) / 2;
+	start = m1;
 	if (argc == 5) {	/* CLOCK_MONOTONIC ms of time 0, to align events */
 		FILE *f = fopen(argv[4], "w");
 
-		if (!f || fprintf(f, "%lld\n", start) < 0 || fclose(f)) {
+		if (!f || fprintf(f, "%lld\n", start / NSEC_MS) < 0 || fclose(f)) {
 			perror("udp_sink: start file");
 			return 1;
 		}
 	}
 	next = start + interval;
-	end = start + atoll(argv[3]) * 1000;
+	end = start + atoll(argv[3]) * 1000 * NSEC_MS;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long t = now_ms();
-		int wait = next - t;
+		long long t = clock_ns(CLOCK_MONOTONIC);
+		int wait = t >= next ? 0 : (int)((next - t + NSEC_MS - 1) / NSEC_MS);
 
-		if (t >= next) {
-			for (i = 0; i < n; i++)
-				printf("%lld %s %llu %llu\n", t - start,
-				       inet_ntoa(srcs[i].addr), srcs[i].bytes,
-				       srcs[i].dgrams);
-			next += interval;
-			if (next < t)
-				next = t + interval;
-			if (t >= end)
+		if (poll(&pfd, 1, wait) <= 0) {
+			/* nothing queued: every arrival before now was read */
+			if (lines_until(clock_ns(CLOCK_MONOTONIC)))
 				return 0;
 			continue;
 		}
-		if (poll(&pfd, 1, wait) <= 0)
-			continue;
 		for (;;) {
+			char cbuf[CMSG_SPACE(sizeof(struct timespec))];
 			struct sockaddr_in from;
-			socklen_t fl = sizeof(from);
-			ssize_t r = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
-					     (struct sockaddr *)&from, &fl);
+			struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+			struct msghdr msg = {
+				.msg_name = &from, .msg_namelen = sizeof(from),
+				.msg_iov = &iov, .msg_iovlen = 1,
+				.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+			};
+			struct cmsghdr *cm;
+			long long ts = 0;
+			ssize_t r;
 
+			r = recvmsg(fd, &msg, MSG_DONTWAIT);
 			if (r < 0)
 				break;
+			for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+				if (cm->cmsg_level == SOL_SOCKET &&
+				    cm->cmsg_type == SCM_TIMESTAMPNS) {
+					struct timespec st;
+
+					memcpy(&st, CMSG_DATA(cm), sizeof(st));
+					ts = st.tv_sec * 1000000000LL + st.tv_nsec - rt_off;
+				}
+			if (!ts)
+				ts = clock_ns(CLOCK_MONOTONIC);
+			if (lines_until(ts))
+				return 0;
 			for (i = 0; i < n; i++)
 				if (srcs[i].addr.s_addr == from.sin_addr.s_addr)
 					break;
