@@ -39,7 +39,7 @@ find_tdc()
 	else	# the same default as scripts/uml/lib.sh
 		UML_CACHE="${QCN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/linux-qcn}/uml"
 	fi
-	for d in ${v:+"$UML_CACHE/src-$v"} $(ls -d "$UML_CACHE"/src-* 2>/dev/null | sort -rV); do
+	for d in ${v:+"$UML_CACHE/src-$v"} $(printf '%s\n' "$UML_CACHE"/src-* | sort -rV); do
 		d="$d/tools/testing/selftests/tc-testing"
 		[ -f "$d/tdc.py" ] && { echo "$d"; return; }
 	done
@@ -49,12 +49,13 @@ SRC=$(find_tdc)
 	ktap_skip_all "no tc-testing/tdc.py (scripts/setup unpacks linux-source-6.1; or set QCN_TDC_DIR)"
 
 # the case ids, in file order: one KTAP point each
-IDS=($(python3 -c '
+ids=$(python3 -c '
 import json, sys
 for f in sys.argv[1:]:
     for t in json.load(open(f)):
-        print(t["id"])' "${TESTS[@]}")) || ktap_skip_all "cannot read ${TESTS[*]}"
-[ ${#IDS[@]} -gt 0 ] || ktap_skip_all "no test cases in ${TESTS[*]}"
+        print(t["id"])' "${TESTS[@]}") || ktap_skip_all "cannot read ${TESTS[*]}"
+mapfile -t IDS <<<"$ids"
+[ -n "$ids" ] || ktap_skip_all "no test cases in ${TESTS[*]}"
 
 ktap_plan $((${#IDS[@]} + 2))
 qcn_dmesg_mark
