@@ -37,6 +37,17 @@ kernels:
 		test -e .cache/kernels/$$k/build || { echo "kernel $$k not set up: run scripts/setup" >&2; exit 1; }; \
 		$(MAKE) --no-print-directory modules KDIR=$(TOP)/.cache/kernels/$$k/build || exit 1; \
 	done
+	@for f in normal debug; do \
+		$(MAKE) --no-print-directory uml-modules UML_FLAVOR=$$f || exit 1; \
+	done
+
+# Modules for the User-Mode Linux testbed kernel (scripts/uml-build), in
+# build/uml-FLAVOR/ (normal or debug).
+UML_FLAVOR ?= normal
+uml-modules:
+	@d=$$(scripts/uml-build --print-dir $(if $(filter debug,$(UML_FLAVOR)),--debug)); \
+	test -f "$$d/.ok" || { echo "UML $(UML_FLAVOR) kernel not built: run scripts/setup" >&2; exit 1; }; \
+	$(MAKE) --no-print-directory modules ARCH=um KDIR=$$d/build BUILD=$(TOP)/build/uml-$(UML_FLAVOR)
 
 plugins:
 	$(MAKE) -C tc-plugin
@@ -73,4 +84,4 @@ clean:
 	@if [ -f selftests/core/Makefile ]; then $(MAKE) -C selftests/core clean; fi
 	$(MAKE) -C selftests clean
 
-.PHONY: all modules kernels plugins tools install setup unit check demo clean
+.PHONY: all modules kernels uml-modules plugins tools install setup unit check demo clean

@@ -51,6 +51,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
+#include <net/qcn_gso.h>
 
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
@@ -571,23 +572,15 @@ static bool qcn_skb_is_cnm(const struct sk_buff *skb)
 	return proto && *proto == htons(ETH_P_CNM);
 }
 
-static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		       struct sk_buff **to_free)
+/* One Ethernet frame of AF handle 'handle' arrives: queue or tail-drop it, sample. */
+static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free, u32 handle)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	u32 handle, len, ka, rnd;
+	u32 len, ka, rnd;
 	bool drop;
-	int ret;
-
-	ret = qcn_af_enqueue(q->af, skb, &handle);
-	if (ret) {
-		if (ret & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
-		__qdisc_drop(skb, to_free);
-		return ret;
-	}
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
@@ -624,6 +617,44 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * Classify once (AF-QCN), then queue frames: a GSO skb is split into the
+ * Ethernet frames a switch port queues, so that queue length, sampling,
+ * culprits and CNMs act on frames (include/net/qcn_gso.h).
+ */
+static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+	unsigned int prev_len, len = 0, nb = 0;
+	struct sk_buff *segs, *next;
+	u32 handle;
+	int ret;
+
+	ret = qcn_af_enqueue(q->af, skb, &handle);
+	if (ret) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	if (!skb_is_gso(skb))
+		return qcn_enqueue_frame(skb, sch, to_free, handle);
+
+	prev_len = qdisc_pkt_len(skb);
+	segs = qcn_gso_segment(skb, sch, to_free);
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		if (qcn_enqueue_frame(segs, sch, to_free, handle) ==
+		    NET_XMIT_SUCCESS) {
+			nb++;
+			len += qdisc_pkt_len(segs);
+		}
+	}
+	q->stats.gso_split += nb > 0;
+	return qcn_gso_enqueued(sch, nb, prev_len, len);
 }
 
 static struct sk_buff *qcn_dequeue(struct Qdisc *sch)

@@ -170,7 +170,12 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 /* ------------------------------------------ shared option helpers */
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
 
 static inline int tcq_bad(const char *kind, const char *what, const char *arg)
 {
