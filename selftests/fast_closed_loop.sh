@@ -49,7 +49,7 @@ phase()
 			fast_tcp "$i" "$DUR" "$tmp/$name-$i.json"
 		else
 			nsbg "h$i" "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 \
-				-s 63000 -g 1400 -t "$DUR" -B 1000000 > /dev/null
+				-s 1400 -g -t "$DUR" -B 1000000 > /dev/null
 		fi
 	done
 	sleep 3
@@ -131,9 +131,8 @@ for c in $CASES; do
 	check_case "$rate" "$n" "$tag" tcp
 done
 
-# a UDP source: two senders with UDP GSO (63000 B sends of 1400 B
-# datagrams), back-pressured only by the limiter through their socket
-# buffer
+# a UDP source: two senders with UDP GSO (up to 64 KB of 1400 B datagrams
+# per send), back-pressured only by the limiter through their socket buffer
 tb_cleanup
 tb_init
 tb_star 2
