@@ -20,6 +20,7 @@
 #include "qcn/qcn_cp.h"
 #include "qcn/qcn_af.h"
 #include "qcn/qcn_rp.h"
+#include "tc_units.h"
 
 #define MAX_FLOWS	64
 #define EXIT_USAGE	2
@@ -35,38 +36,51 @@ static const char usage_text[] =
 "\n"
 "Topology and traffic:\n"
 "  -n, --flows N          sources (1..64, default 4)\n"
-"  -l, --link RATE        CP port service rate (default 10gbit)\n"
-"  -s, --src-rate RATE    each source's line rate = RP max rate (default: link)\n"
+"  -l, --link RATE        CP port service rate, qcn's rate (default 10gbit)\n"
 "  -r, --rtt TIME         round-trip time source <-> CP (default 50us)\n"
-"  -p, --pkt BYTES        frame size (default 1000)\n"
+"  -p, --pkt BYTES        frame size, 64..65535 (default 1000)\n"
 "  -t, --time TIME        simulated time (default 6s)\n"
 "  -i, --step TIME        output interval (default 10ms)\n"
 "  -f, --from TIME        start of the summary window (default: half of -t)\n"
 "      --start T1,T2,..   source start times (default all 0)\n"
 "      --seed N           random seed (default 1)\n"
-"Congestion point:\n"
-"      --qeq BYTES        Qeq (default 26000)\n"
+"Congestion point (qcn's options):\n"
 "      --limit BYTES      buffer (default 150000)\n"
-"      --w-exp N          w = 2^N (default 1)\n"
-"      --interval BYTES   base sampling interval (default 150000)\n"
+"      --qeq BYTES        Qeq (default 26000)\n"
+"      --w W              weight of Qdelta, a power of two 2^-10..2^10\n"
+"                         (default 2)\n"
+"      --interval BYTES   base sampling interval, >= 10000 (default 150000)\n"
 "      --af               AF-QCN on\n"
-"      --alpha X          (0,1), default 0.125\n"
-"      --beta X           (0,1), default 0.125\n"
-"      --ts TIME          default 1ms\n"
+"      --alpha X          0 < X < 1 (default 0.125)\n"
+"      --beta X           0 < X < 1 (default 0.125)\n"
+"      --ts TIME          AF update period (default 1ms)\n"
 "      --active BYTES     active threshold per Ts (default 20000)\n"
-"      --weights W1,W2,.. class weights (default all 1)\n"
-"      --caps R1,R2,..    class max rates (0 = none)\n"
+"      --weights W1,W2,.. the classes' weight, one per flow, 1..65535\n"
+"                         (default all 1)\n"
+"      --caps R1,R2,..    the classes' maxrate, one per flow (0 = none)\n"
 "      --caps-at TIME     when the caps apply (default 0)\n"
-"Reaction points (standard defaults unless given):\n"
-"      --min-rate RATE, --ai-rate RATE, --hai-rate RATE, --byte-reset BYTES,\n"
-"      --time-reset TIME, --gd-shift N, --qcn-t PERIOD (QCN-T, timer only),\n"
-"      --no-jitter\n"
-"  -h, --help\n"
+"Reaction points (qcn_rp's options; the standard's defaults):\n"
+"  -s, --maxrate RATE     the sources' line rate (default: --link)\n"
+"      --gd N             Gd = 2^-N, 0..31 (default 7)\n"
+"      --ai-rate RATE     R_AI (default 5mbit)\n"
+"      --hai-rate RATE    R_HAI (default 50mbit)\n"
+"      --byte-reset BYTES byte counter cycle (default 150000)\n"
+"      --time-reset TIME  timer cycle T (default 15ms)\n"
+"      --threshold N      fast recovery cycles, 1..1000 (default 5)\n"
+"      --min-rate RATE    floor of CR (default 5mbit, at most maxrate)\n"
+"      --min-dec PCT      largest cut per CNM, 0..100 (default 50)\n"
+"      --mode qcn|qcn-t   byte counter + timer, or QCN-T (timer only)\n"
+"      --qcnt-period TIME QCN-T timer period (default 2.4ms)\n"
+"      --jitter on|off    +-15 % jitter on counter reloads (default on);\n"
+"      --no-jitter        the same as --jitter off\n"
+"  -h, --help             this text\n"
 "\n"
-"Units: RATE is bit/s with an optional kbit, mbit or gbit suffix; TIME\n"
-"is ns, us, ms or s (a bare number is seconds); BYTES takes kb/mb (1000).\n"
+"Units are tc's: RATE 30mbit, 500kbit, 10gbit (bit/s; a bare number is\n"
+"bit/s), 1mbps (bytes/s); BYTES 1442, 2kb (k = 1024), 1mb; TIME 10ms,\n"
+"500us, 4s, 250ns (a bare number is in us).\n"
 "\n"
-"Output (stdout): a '#' header, then every step one line\n"
+"Output (stdout): '#' lines with the parameters in bytes, bit/s and ns,\n"
+"then every step one line\n"
 "  t_ms queue_bytes rate_1_mbps .. rate_N_mbps\n"
 "(rates are departures from the CP over the step), then the summary:\n"
 "  # flow I: W w, MEAN mbps, SHARE %, cnms C, drops D\n"
@@ -148,64 +162,52 @@ static u32 rnd32(void)
 	return rng_state;
 }
 
-static int die(const char *what, const char *arg)
+__attribute__((noreturn))
+static void die(const char *what, const char *arg)
 {
 	fprintf(stderr, "qcn-sim: invalid %s '%s' (see --help)\n", what, arg);
 	exit(EXIT_USAGE);
 }
 
-/* number with an optional unit suffix from units[] (NULL-terminated) */
-static u64 parse_unit(const char *s, const char *what, const char *const *units,
-		      const u64 *mult, u64 bare)
+static u64 unit(int (*parse)(uint64_t *, const char *), const char *opt,
+		const char *s, u64 min, u64 max)
 {
+	uint64_t v;
+
+	if (parse(&v, s) || v < min || v > max)
+		die(opt, s);
+	return v;
+}
+
+#define ALL	(~0ULL)
+static const char *opt_name;	/* the option being parsed, for messages */
+
+static u64 parse_rate(const char *s) { return unit(tcu_get_rate, opt_name, s, 0, ALL); }
+static u64 parse_time(const char *s) { return unit(tcu_get_time, opt_name, s, 0, ALL); }
+static u64 parse_bytes(const char *s) { return unit(tcu_get_size, opt_name, s, 0, ALL); }
+
+/* plain decimal number min..max */
+static u64 parse_num(const char *s, u64 min, u64 max)
+{
+	unsigned long long v;
 	char *end;
-	double v;
-	int i;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		die(what, s);
-	if (!*end)
-		return (u64)(v * bare + 0.5);
-	for (i = 0; units[i]; i++)
-		if (!strcmp(end, units[i]))
-			return (u64)(v * mult[i] + 0.5);
-	return die(what, s);
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *s == '+' || v < min || v > max)
+		die(opt_name, s);
+	return v;
 }
 
-static u64 parse_rate(const char *s)
+static u64 parse_weight(const char *s) { return parse_num(s, 1, 65535); }
+
+static u32 parse_frac(const char *s)
 {
-	static const char *const u[] = { "bit", "kbit", "mbit", "gbit", NULL };
-	static const u64 m[] = { 1, 1000, 1000000, 1000000000 };
+	uint32_t v;
 
-	return parse_unit(s, "rate", u, m, 1);
-}
-
-static u64 parse_time(const char *s)
-{
-	static const char *const u[] = { "ns", "us", "ms", "s", NULL };
-	static const u64 m[] = { 1, 1000, 1000000, 1000000000 };
-
-	return parse_unit(s, "time", u, m, 1000000000);
-}
-
-static u64 parse_bytes(const char *s)
-{
-	static const char *const u[] = { "b", "kb", "mb", NULL };
-	static const u64 m[] = { 1, 1000, 1000000 };
-
-	return parse_unit(s, "size", u, m, 1);
-}
-
-static u32 parse_frac(const char *s, const char *what)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v > 0 && v < 1))
-		die(what, s);
-	return (u32)(v * QCN_AF_ONE + 0.5);
+	if (tcu_get_frac16(&v, s))
+		die(opt_name, s);
+	return v;
 }
 
 /* comma list into v[0..max), returns the count */
@@ -223,18 +225,6 @@ static int parse_list(const char *s, u64 *v, int max, u64 (*conv)(const char *))
 	return n;
 }
 
-static u64 parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		die("number", s);
-	return v;
-}
-
 struct flow {
 	struct qcn_rp rp;
 	struct qcn_af_class af;
@@ -244,34 +234,37 @@ struct flow {
 
 int main(int argc, char **argv)
 {
-	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_WEXP, O_INTERVAL, O_AF,
+	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_W, O_INTERVAL, O_AF,
 	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
-	       O_MINR, O_AIR, O_HAIR, O_BR, O_TR, O_GD, O_QCNT, O_NOJIT };
+	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
+	       O_QCNT, O_JIT, O_NOJIT };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
-		{ "src-rate", 1, NULL, 's' }, { "rtt", 1, NULL, 'r' },
-		{ "pkt", 1, NULL, 'p' }, { "time", 1, NULL, 't' },
-		{ "step", 1, NULL, 'i' }, { "from", 1, NULL, 'f' },
-		{ "start", 1, NULL, O_START }, { "seed", 1, NULL, O_SEED },
-		{ "qeq", 1, NULL, O_QEQ }, { "limit", 1, NULL, O_LIMIT },
-		{ "w-exp", 1, NULL, O_WEXP }, { "interval", 1, NULL, O_INTERVAL },
+		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
+		{ "time", 1, NULL, 't' }, { "step", 1, NULL, 'i' },
+		{ "from", 1, NULL, 'f' }, { "start", 1, NULL, O_START },
+		{ "seed", 1, NULL, O_SEED },
+		{ "limit", 1, NULL, O_LIMIT }, { "qeq", 1, NULL, O_QEQ },
+		{ "w", 1, NULL, O_W }, { "interval", 1, NULL, O_INTERVAL },
 		{ "af", 0, NULL, O_AF }, { "alpha", 1, NULL, O_ALPHA },
 		{ "beta", 1, NULL, O_BETA }, { "ts", 1, NULL, O_TS },
 		{ "active", 1, NULL, O_ACTIVE }, { "weights", 1, NULL, O_WEIGHTS },
 		{ "caps", 1, NULL, O_CAPS }, { "caps-at", 1, NULL, O_CAPSAT },
-		{ "min-rate", 1, NULL, O_MINR }, { "ai-rate", 1, NULL, O_AIR },
-		{ "hai-rate", 1, NULL, O_HAIR }, { "byte-reset", 1, NULL, O_BR },
-		{ "time-reset", 1, NULL, O_TR }, { "gd-shift", 1, NULL, O_GD },
-		{ "qcn-t", 1, NULL, O_QCNT }, { "no-jitter", 0, NULL, O_NOJIT },
+		{ "maxrate", 1, NULL, 's' }, { "gd", 1, NULL, O_GD },
+		{ "ai-rate", 1, NULL, O_AIR }, { "hai-rate", 1, NULL, O_HAIR },
+		{ "byte-reset", 1, NULL, O_BR }, { "time-reset", 1, NULL, O_TR },
+		{ "threshold", 1, NULL, O_THR }, { "min-rate", 1, NULL, O_MINR },
+		{ "min-dec", 1, NULL, O_MINDEC }, { "mode", 1, NULL, O_MODE },
+		{ "qcnt-period", 1, NULL, O_QCNT }, { "jitter", 1, NULL, O_JIT },
+		{ "no-jitter", 0, NULL, O_NOJIT },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	u64 link = 10000000000ULL, src_rate = 0, rtt = 50000, pkt = 1000;
 	u64 dur = 6000000000ULL, step = 10000000, from = ~0ULL, caps_at = 0;
 	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
 	u64 limit = 150000, seed = 1;
-	int nflows = 4, nweights = 0, ncaps = 0, nstarts = 0, c, i;
-	bool af_on = false, jitter = true, qcnt = false;
-	u64 minr = 0, air = 0, hair = 0, br = 0, tr = 0, gd = ~0ULL, qcnt_t = 0;
+	int nflows = 4, nweights = 0, ncaps = 0, nstarts = 0, c, i, li;
+	bool af_on = false, min_rate_set = false;
 	struct qcn_cp_params cpp;
 	struct qcn_af_params afp;
 	struct qcn_rp_params rpp;
@@ -284,44 +277,68 @@ int main(int argc, char **argv)
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
+	/* the RP's max rate is set after the options (default: the link) */
+	qcn_rp_params_default(&rpp, 0);
 	while ((c = getopt_long(argc, argv, "n:l:s:r:p:t:i:f:h", opts, NULL)) != -1) {
+		static char name[32];
+
+		/* the option's long name, for messages */
+		for (li = 0; opts[li].name && opts[li].val != c; li++)
+			;
+		snprintf(name, sizeof(name), "--%s", opts[li].name ? opts[li].name : "?");
+		opt_name = name;
 		switch (c) {
-		case 'n': nflows = (int)parse_u64(optarg);
-			if (nflows < 1 || nflows > MAX_FLOWS)
-				die("--flows", optarg);
-			break;
+		case 'n': nflows = (int)parse_num(optarg, 1, MAX_FLOWS); break;
 		case 'l': link = parse_rate(optarg); break;
-		case 's': src_rate = parse_rate(optarg); break;
 		case 'r': rtt = parse_time(optarg); break;
-		case 'p': pkt = parse_bytes(optarg);
-			if (pkt < 64 || pkt > 65535)
-				die("--pkt", optarg);
-			break;
+		case 'p': pkt = unit(tcu_get_size, name, optarg, 64, 65535); break;
 		case 't': dur = parse_time(optarg); break;
 		case 'i': step = parse_time(optarg); break;
 		case 'f': from = parse_time(optarg); break;
 		case O_START: nstarts = parse_list(optarg, starts, MAX_FLOWS, parse_time); break;
-		case O_SEED: seed = parse_u64(optarg); break;
-		case O_QEQ: cpp.qeq = (u32)parse_bytes(optarg); break;
+		case O_SEED: seed = parse_num(optarg, 0, ALL); break;
 		case O_LIMIT: limit = parse_bytes(optarg); break;
-		case O_WEXP: cpp.w_exp = atoi(optarg); break;
-		case O_INTERVAL: cpp.interval = (u32)parse_bytes(optarg); break;
+		case O_QEQ: cpp.qeq = (u32)unit(tcu_get_size, name, optarg, 1, 0x7fffffff); break;
+		case O_W:
+			if (tcu_get_pow2(&cpp.w_exp, optarg, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX))
+				die(name, optarg);
+			break;
+		case O_INTERVAL:
+			cpp.interval = (u32)unit(tcu_get_size, name, optarg,
+						 QCN_CP_MIN_INTERVAL, 0x7fffffff);
+			break;
 		case O_AF: af_on = true; break;
-		case O_ALPHA: afp.alpha = parse_frac(optarg, "--alpha"); break;
-		case O_BETA: afp.beta = parse_frac(optarg, "--beta"); break;
-		case O_TS: afp.ts_ns = parse_time(optarg); break;
-		case O_ACTIVE: afp.active_thresh = (u32)parse_bytes(optarg); break;
-		case O_WEIGHTS: nweights = parse_list(optarg, weights, MAX_FLOWS, parse_u64); break;
+		case O_ALPHA: afp.alpha = parse_frac(optarg); break;
+		case O_BETA: afp.beta = parse_frac(optarg); break;
+		case O_TS: afp.ts_ns = unit(tcu_get_time, name, optarg, 1000, 1000000000); break;
+		case O_ACTIVE: afp.active_thresh = (u32)unit(tcu_get_size, name, optarg, 0, 0x7fffffff); break;
+		case O_WEIGHTS: nweights = parse_list(optarg, weights, MAX_FLOWS, parse_weight); break;
 		case O_CAPS: ncaps = parse_list(optarg, caps, MAX_FLOWS, parse_rate); break;
 		case O_CAPSAT: caps_at = parse_time(optarg); break;
-		case O_MINR: minr = parse_rate(optarg); break;
-		case O_AIR: air = parse_rate(optarg); break;
-		case O_HAIR: hair = parse_rate(optarg); break;
-		case O_BR: br = parse_bytes(optarg); break;
-		case O_TR: tr = parse_time(optarg); break;
-		case O_GD: gd = parse_u64(optarg); break;
-		case O_QCNT: qcnt = true; qcnt_t = parse_time(optarg); break;
-		case O_NOJIT: jitter = false; break;
+		case 's': src_rate = parse_rate(optarg); break;
+		case O_GD: rpp.gd_shift = (u32)parse_num(optarg, 0, QCN_RP_MAX_GD_SHIFT); break;
+		case O_AIR: rpp.ai_rate = parse_rate(optarg); break;
+		case O_HAIR: rpp.hai_rate = parse_rate(optarg); break;
+		case O_BR: rpp.byte_reset = (u32)unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
+		case O_TR: rpp.time_reset_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
+		case O_THR: rpp.threshold = (u32)parse_num(optarg, 1, 1000); break;
+		case O_MINR: rpp.min_rate = parse_rate(optarg); min_rate_set = true; break;
+		case O_MINDEC: rpp.min_dec_pct = (u32)parse_num(optarg, 0, 100); break;
+		case O_MODE:
+			if (!strcmp(optarg, "qcn"))
+				rpp.mode = QCN_RP_MODE_QCN;
+			else if (!strcmp(optarg, "qcn-t"))
+				rpp.mode = QCN_RP_MODE_QCNT;
+			else
+				die(name, optarg);
+			break;
+		case O_QCNT: rpp.qcnt_period_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
+		case O_JIT:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die(name, optarg);
+			rpp.jitter = !strcmp(optarg, "on");
+			break;
+		case O_NOJIT: rpp.jitter = false; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -332,25 +349,9 @@ int main(int argc, char **argv)
 		src_rate = link;
 	if (from == ~0ULL)
 		from = dur / 2;
-	qcn_rp_params_default(&rpp, src_rate);
-	if (minr)
-		rpp.min_rate = minr;
-	if (air)
-		rpp.ai_rate = air;
-	if (hair)
-		rpp.hai_rate = hair;
-	if (br)
-		rpp.byte_reset = (u32)br;
-	if (tr)
-		rpp.time_reset_ns = tr;
-	if (gd != ~0ULL)
-		rpp.gd_shift = (u32)gd;
-	if (qcnt) {
-		rpp.mode = QCN_RP_MODE_QCNT;
-		rpp.qcnt_period_ns = qcnt_t;
-	}
-	rpp.jitter = jitter;
-	if (rpp.min_rate > rpp.max_rate)
+	rpp.max_rate = src_rate;
+	/* the standard's 5 Mb/s floor, unless given, never above the line */
+	if (!min_rate_set && rpp.min_rate > rpp.max_rate)
 		rpp.min_rate = rpp.max_rate;
 	if (!link || !step || !dur || from >= dur || !qcn_rp_params_valid(&rpp) ||
 	    !qcn_cp_params_valid(&cpp) || !qcn_af_params_valid(&afp) ||
@@ -359,9 +360,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qcn-sim: inconsistent parameters (see --help)\n");
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < nweights; i++)
-		if (!weights[i] || weights[i] > 65535)
-			die("weight", "0 or > 65535");
 
 	rng_state = (u32)(seed * 2654435761U) | 1;
 	qcn_cp_init(&cp, &cpp, rnd32());
@@ -382,6 +380,18 @@ int main(int argc, char **argv)
 	printf("# qcn-sim: %d flows, link %" PRIu64 " bit/s, src %" PRIu64
 	       " bit/s, rtt %" PRIu64 " ns, pkt %" PRIu64 ", af %s\n",
 	       nflows, link, src_rate, rtt, pkt, af_on ? "on" : "off");
+	printf("# cp: limit %" PRIu64 " qeq %u w_exp %d interval %u; af: alpha %u"
+	       " beta %u (/65536) ts %" PRIu64 " ns active %u\n",
+	       limit, cpp.qeq, cpp.w_exp, cpp.interval, afp.alpha, afp.beta,
+	       afp.ts_ns, afp.active_thresh);
+	printf("# rp: maxrate %" PRIu64 " min_rate %" PRIu64 " ai_rate %" PRIu64
+	       " hai_rate %" PRIu64 " (bit/s) byte_reset %u time_reset %" PRIu64
+	       " ns threshold %u gd %u min_dec %u mode %s qcnt_period %" PRIu64
+	       " ns jitter %s\n", rpp.max_rate, rpp.min_rate, rpp.ai_rate,
+	       rpp.hai_rate, rpp.byte_reset, rpp.time_reset_ns, rpp.threshold,
+	       rpp.gd_shift, rpp.min_dec_pct,
+	       rpp.mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp.qcnt_period_ns,
+	       rpp.jitter ? "on" : "off");
 	printf("# t_ms queue_bytes");
 	for (i = 0; i < nflows; i++)
 		printf(" rate_%d_mbps", i + 1);

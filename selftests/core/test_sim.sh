@@ -92,8 +92,8 @@ out=$("$SIM" $EMU --time-reset 150ms)
 check "30 Mb/s, RP timer 150 ms: the weight-1 flow is over its share ($(share "$out" 4) % > 11.5 %)" \
 	awk -v v="$(share "$out" 4)" 'BEGIN { exit !(v > 11.5) }'
 
-# 11-12: QCN-T runs; usage errors
-out=$("$SIM" --qcn-t 2.4ms -t 2s)
+# 11-14: QCN-T runs; tc's units; usage errors
+out=$("$SIM" --mode qcn-t --qcnt-period 2.4ms -t 2s)
 check "qcn-t at 10 Gb/s: link busy (total $(total "$out") >= 9500 mbps)" \
 	awk -v v="$(total "$out")" 'BEGIN { exit !(v >= 9500) }'
 bad=0
@@ -103,5 +103,16 @@ for args in "--alpha 1" "--weights 1,2" "-n 0" "--link 3furlongs" "--pkt 10" "--
 	[ $? -eq 2 ] || { bad=1; echo "# accepted: $args"; }
 done
 check "bad usage exits 2 (alpha 1, weight count, 0 flows, unit, frame size, window, argument)" test $bad -eq 0
+# tc's spellings: 2kb is 2048 bytes, a bare time is in us, 0.5mbit = 500kbit
+short="-t 200ms -i 50ms -n 2 --af --seed 3"
+# shellcheck disable=SC2086
+check "units as tc's: --active 2kb = 2048, --rtt 500 = 500us, --ai-rate 0.5mbit = 500kbit" \
+	test "$("$SIM" $short --active 2kb -r 500 --ai-rate 0.5mbit | md5sum)" = \
+	     "$("$SIM" $short --active 2048 -r 500us --ai-rate 500kbit | md5sum)"
+hdr=$("$SIM" -t 1ms -i 1ms --active 2kb --limit 150kb --qeq 26kb -r 500 --ts 0.5ms \
+	-s 0.5gbit --ai-rate 0.5mbit --hai-rate 1kbps --byte-reset 1.5k --time-reset 1 | grep '^# [a-z-]*:' | tr '\n' ' ')
+want="limit 153600 qeq 26624 .*ts 500000 ns active 2048 .*maxrate 500000000 .*ai_rate 500000 hai_rate 8000 .*byte_reset 1536 time_reset 1000 ns"
+check "units as tc's, in the header: 150kb = 153600, 500 = 500us, 1kbps = 8000 bit/s, 1.5k = 1536, time 1 = 1 us" \
+	bash -c "grep -q '$want' <<<'$hdr' && grep -q 'rtt 500000 ns' <<<'$hdr'"
 
 ktap_done
