@@ -3,7 +3,8 @@
  * qcn-sim: a packet-level discrete-event simulation of N QCN sources
  * sharing one congestion point, built on the same cores the modules run:
  * the CP (include/qcn/qcn_cp.h: eq. 1, quantization, sampling interval),
- * AF-QCN (qcn_af.h: eqs. 4-8) and the RP (qcn_rp.h: eqs. 2-8, QCN-T).
+ * AF-QCN (qcn_af.h: eqs. 4-8), the RP (qcn_rp.h: eqs. 2-8, QCN-T) and
+ * N-AIMD / AP-N-AIMD (qcn_ap.h: eq. 14 and the Averaging Principle).
  * Only the wiring is here: sources, a FIFO port, delays, event order.
  *
  * It reproduces the papers' settings (10 Gb/s, 1 KB frames, 50 us RTT,
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "qcn/qcn_cp.h"
 #include "qcn/qcn_af.h"
 #include "qcn/qcn_rp.h"
+#include "qcn/qcn_ap.h"
 #include "tc_units.h"
 
 #define MAX_FLOWS	64
@@ -69,10 +72,21 @@ static const char usage_text[] =
 "      --threshold N      fast recovery cycles, 1..1000 (default 5)\n"
 "      --min-rate RATE    floor of CR (default 5mbit, at most maxrate)\n"
 "      --min-dec PCT      largest cut per CNM, 0..100 (default 50)\n"
-"      --mode qcn|qcn-t   byte counter + timer, or QCN-T (timer only)\n"
+"      --mode MODE        qcn: byte counter + timer; qcn-t: QCN-T (timer\n"
+"                         only); n-aimd, ap-n-aimd: the Averaging Principle\n"
+"                         paper's N-AIMD without / with the AP (the CP samples\n"
+"                         1 arrival in --sample-period and sends Fb of either\n"
+"                         sign; the QCN RP options do not apply)\n"
 "      --qcnt-period TIME QCN-T timer period (default 2.4ms)\n"
 "      --jitter on|off    +-15 % jitter on counter reloads (default on);\n"
 "      --no-jitter        the same as --jitter off\n"
+"N-AIMD (--mode n-aimd|ap-n-aimd; the paper's BCN baseline values):\n"
+"      --aimd-gi X        G_i of eq. 14a, 0..1000 (default 0.53333)\n"
+"      --aimd-ru RATE     R_u of eq. 14a (default 1mbit)\n"
+"      --aimd-gd X        G_d of eq. 14b, 0..1000 (default 0.0026667)\n"
+"      --fb-unit BYTES    bytes per unit of Fb (default: --pkt, Fb in frames)\n"
+"      --sample-period N  T: the CP samples 1/N of the arrivals (default 100)\n"
+"      --ap-pkts N        the AP step after N frames (default T/2)\n"
 "  -h, --help             this text\n"
 "\n"
 "Units are tc's: RATE 30mbit, 500kbit, 10gbit (bit/s; a bare number is\n"
@@ -85,7 +99,10 @@ static const char usage_text[] =
 "(rates are departures from the CP over the step), then the summary:\n"
 "  # flow I: W w, MEAN mbps, SHARE %, cnms C, drops D\n"
 "  # total: MEAN mbps, mean queue Q bytes, drops D, cnms C\n"
-"(rates, shares and the mean queue over the window from --from; CNMs sent\n"
+"  # queue: mean Q, sd S, min A, max B (bytes, time-weighted), empty E %,\n"
+"    utilization U %\n"
+"(rates, shares and the queue over the window from --from; CNMs (or N-AIMD\n"
+"feedback messages) sent\n"
 "to and frames dropped of each flow over the whole run)\n"
 "Exit status 0, or 2 on bad usage.\n";
 
@@ -97,6 +114,7 @@ struct event {
 	u8 type;
 	u8 flow;
 	u8 qfb;
+	s64 fb;		/* N-AIMD's signed Fb, bytes */
 };
 
 struct heap {
@@ -105,9 +123,9 @@ struct heap {
 	u64 seq;
 };
 
-static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
+static void heap_push_fb(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, s64 fb)
 {
-	struct event e = { t, h->seq++, type, flow, qfb };
+	struct event e = { t, h->seq++, type, flow, qfb, fb };
 	size_t i;
 
 	if (h->n == h->cap) {
@@ -127,6 +145,11 @@ static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
 		i = up;
 	}
 	h->v[i] = e;
+}
+
+static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
+{
+	heap_push_fb(h, t, type, flow, qfb, 0);
 }
 
 static struct event heap_pop(struct heap *h)
@@ -201,6 +224,20 @@ static u64 parse_num(const char *s, u64 min, u64 max)
 
 static u64 parse_weight(const char *s) { return parse_num(s, 1, 65535); }
 
+/* a decimal gain 0..1000 in parts per 10^9 (N-AIMD's G_i, G_d) */
+static u64 parse_gain(const char *s)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(*s >= '0' && *s <= '9') ||
+	    strpbrk(s, "xXnN") || v < 0 || v > 1000)
+		die(opt_name, s);
+	return (u64)(v * 1e9 + 0.5);
+}
+
 static u32 parse_frac(const char *s)
 {
 	uint32_t v;
@@ -227,6 +264,7 @@ static int parse_list(const char *s, u64 *v, int max, u64 (*conv)(const char *))
 
 struct flow {
 	struct qcn_rp rp;
+	struct qcn_naimd na;
 	struct qcn_af_class af;
 	u64 step_bytes, win_bytes;
 	u64 drops, cnms;	/* the totals are their sums */
@@ -237,7 +275,7 @@ int main(int argc, char **argv)
 	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_W, O_INTERVAL, O_AF,
 	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
 	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
-	       O_QCNT, O_JIT, O_NOJIT };
+	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
 		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
@@ -257,6 +295,9 @@ int main(int argc, char **argv)
 		{ "min-dec", 1, NULL, O_MINDEC }, { "mode", 1, NULL, O_MODE },
 		{ "qcnt-period", 1, NULL, O_QCNT }, { "jitter", 1, NULL, O_JIT },
 		{ "no-jitter", 0, NULL, O_NOJIT },
+		{ "aimd-gi", 1, NULL, O_GI }, { "aimd-ru", 1, NULL, O_RU },
+		{ "aimd-gd", 1, NULL, O_AGD }, { "fb-unit", 1, NULL, O_FBU },
+		{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	u64 link = 10000000000ULL, src_rate = 0, rtt = 50000, pkt = 1000;
@@ -264,7 +305,12 @@ int main(int argc, char **argv)
 	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
 	u64 limit = 150000, seed = 1;
 	int nflows = 4, nweights = 0, ncaps = 0, nstarts = 0, c, i, li;
-	bool af_on = false, min_rate_set = false;
+	bool af_on = false, min_rate_set = false, naimd = false, ap = false;
+	u64 fb_unit = 0, ap_pkts = 0, period = QCN_AP_DEF_PERIOD;
+	struct qcn_naimd_params nap;
+	/* time-weighted queue over the window: integral of Q, Q^2, empty time */
+	double qint = 0, q2int = 0, empty_ns = 0;
+	u64 qlast_t = 0, qmin = ~0ULL, qmax = 0, win_link_bytes = 0;
 	struct qcn_cp_params cpp;
 	struct qcn_af_params afp;
 	struct qcn_rp_params rpp;
@@ -279,6 +325,7 @@ int main(int argc, char **argv)
 	qcn_af_params_default(&afp);
 	/* the RP's max rate is set after the options (default: the link) */
 	qcn_rp_params_default(&rpp, 0);
+	qcn_naimd_params_default(&nap, 0);
 	while ((c = getopt_long(argc, argv, "n:l:s:r:p:t:i:f:h", opts, NULL)) != -1) {
 		static char name[32];
 
@@ -329,6 +376,10 @@ int main(int argc, char **argv)
 				rpp.mode = QCN_RP_MODE_QCN;
 			else if (!strcmp(optarg, "qcn-t"))
 				rpp.mode = QCN_RP_MODE_QCNT;
+			else if (!strcmp(optarg, "n-aimd"))
+				naimd = true, ap = false;
+			else if (!strcmp(optarg, "ap-n-aimd"))
+				naimd = true, ap = true;
 			else
 				die(name, optarg);
 			break;
@@ -339,6 +390,12 @@ int main(int argc, char **argv)
 			rpp.jitter = !strcmp(optarg, "on");
 			break;
 		case O_NOJIT: rpp.jitter = false; break;
+		case O_GI: nap.gi = parse_gain(optarg); break;
+		case O_RU: nap.ru = unit(tcu_get_rate, name, optarg, 0, 10000000000000ULL); break;
+		case O_AGD: nap.gd = parse_gain(optarg); break;
+		case O_FBU: fb_unit = unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
+		case O_SPER: period = parse_num(optarg, 1, 1000000); break;
+		case O_APP: ap_pkts = parse_num(optarg, 1, 1000000); break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -353,10 +410,15 @@ int main(int argc, char **argv)
 	/* the standard's 5 Mb/s floor, unless given, never above the line */
 	if (!min_rate_set && rpp.min_rate > rpp.max_rate)
 		rpp.min_rate = rpp.max_rate;
+	nap.max_rate = src_rate;
+	nap.min_rate = rpp.min_rate;
+	nap.fb_unit = (u32)(fb_unit ? fb_unit : pkt);
+	nap.ap_pkts = ap ? (u32)(ap_pkts ? ap_pkts : qcn_max_u64(period / 2, 1)) : 0;
 	if (!link || !step || !dur || from >= dur || !qcn_rp_params_valid(&rpp) ||
 	    !qcn_cp_params_valid(&cpp) || !qcn_af_params_valid(&afp) ||
 	    (nweights && nweights != nflows) || (ncaps && ncaps != nflows) ||
-	    (nstarts && nstarts != nflows)) {
+	    (nstarts && nstarts != nflows) || !qcn_naimd_params_valid(&nap) ||
+	    (naimd && af_on)) {
 		fprintf(stderr, "qcn-sim: inconsistent parameters (see --help)\n");
 		return EXIT_USAGE;
 	}
@@ -365,6 +427,7 @@ int main(int argc, char **argv)
 	qcn_cp_init(&cp, &cpp, rnd32());
 	for (i = 0; i < nflows; i++) {
 		qcn_rp_init(&fl[i].rp, &rpp);
+		qcn_naimd_init(&fl[i].na, &nap);
 		fl[i].af.weight = nweights ? (u32)weights[i] : 1;
 		afv[i] = &fl[i].af;
 		heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
@@ -392,6 +455,11 @@ int main(int argc, char **argv)
 	       rpp.gd_shift, rpp.min_dec_pct,
 	       rpp.mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp.qcnt_period_ns,
 	       rpp.jitter ? "on" : "off");
+	if (naimd)
+		printf("# n-aimd: ap %s ap_pkts %u gi %" PRIu64 " ru %" PRIu64
+		       " gd %" PRIu64 " (gains /1e9) fb_unit %u sample_period %"
+		       PRIu64 "\n", ap ? "on" : "off", nap.ap_pkts, nap.gi,
+		       nap.ru, nap.gd, nap.fb_unit, period);
 	printf("# t_ms queue_bytes");
 	for (i = 0; i < nflows; i++)
 		printf(" rate_%d_mbps", i + 1);
@@ -406,8 +474,29 @@ int main(int argc, char **argv)
 
 		if (e.t > dur)
 			break;
+		if (e.t > qlast_t && e.t > from) {
+			/* the queue held 'backlog' since max(qlast_t, from) */
+			double dt = (double)(e.t - (qlast_t > from ? qlast_t : from));
+
+			qint += dt * backlog;
+			q2int += dt * (double)backlog * backlog;
+			if (!backlog)
+				empty_ns += dt;
+		}
+		qlast_t = e.t;
+		if (e.t >= from) {
+			qmin = backlog < qmin ? backlog : qmin;
+			qmax = backlog > qmax ? backlog : qmax;
+		}
 		switch (e.type) {
 		case EV_SEND:
+			if (naimd) {
+				heap_push(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0);
+				qcn_naimd_tx(&f->na, &nap);
+				gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
+				heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
+				break;
+			}
 			/* timer expiries due by now, then one frame at CR */
 			while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
 				;
@@ -430,6 +519,16 @@ int main(int argc, char **argv)
 			}
 			if (af_on)
 				qcn_af_account(&f->af, (u32)pkt);
+			if (naimd) {
+				s64 fb;
+
+				if (qcn_naimd_cp_arrival(&cp, &cpp, (u32)period, (u32)backlog,
+							 rnd32(), &fb)) {
+					heap_push_fb(&h, e.t + rtt / 2, EV_CNM, e.flow, 0, fb);
+					f->cnms++;
+				}
+				break;
+			}
 			if (!qcn_cp_arrival(&cp, &cpp, (u32)pkt, (u32)backlog, rnd32(), &s))
 				break;
 			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
@@ -444,9 +543,13 @@ int main(int argc, char **argv)
 			backlog -= pkt;
 			f->step_bytes += pkt;
 			if (e.t >= from)
-				f->win_bytes += pkt;
+				f->win_bytes += pkt, win_link_bytes += pkt;
 			break;
 		case EV_CNM:
+			if (naimd) {
+				qcn_naimd_feedback(&f->na, &nap, e.fb);
+				break;
+			}
 			qcn_rp_cnm(&f->rp, &rpp, e.qfb, e.t, rnd32());
 			break;
 		case EV_AF:
@@ -491,6 +594,25 @@ int main(int argc, char **argv)
 		printf("# total: %.2f mbps, mean queue %" PRIu64 " bytes, drops %"
 		       PRIu64 ", cnms %" PRIu64 "\n", tot * 8 / win / 1e6,
 		       qn ? qsum / qn : 0, drops, cnms);
+		{
+			double wns = (double)(dur - from);
+
+		if (dur > qlast_t) {	/* the last stretch, to the end */
+			double dt = (double)(dur - (qlast_t > from ? qlast_t : from));
+
+			qint += dt * backlog;
+			q2int += dt * (double)backlog * backlog;
+			if (!backlog)
+				empty_ns += dt;
+		}
+			double m = qint / wns, var = q2int / wns - m * m;
+
+			printf("# queue: mean %.0f, sd %.0f, min %" PRIu64 ", max %"
+			       PRIu64 ", empty %.2f %%, utilization %.2f %%\n", m,
+			       var > 0 ? sqrt(var) : 0.0, qmin == ~0ULL ? 0 : qmin,
+			       qmax, 100.0 * empty_ns / wns,
+			       100.0 * win_link_bytes * 8 / (link * win));
+		}
 	}
 	free(h.v);
 	return 0;
