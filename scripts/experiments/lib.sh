@@ -46,15 +46,17 @@ kernel_ok()
 	return 0
 }
 
-# eps_conv STEP_MS: reads "t_ms r1 r2" lines (t = interval end), prints the
-# start (ms) of the first interval after which min/max stays >= 0.9, or
-# the last time when it never settles
+# eps_conv STEP_MS: reads "t_ms r1 r2" lines (t = interval end), prints
+# "CONV FIRST MEAN": the start (ms) of the first interval after which
+# epsilon = min/max stays >= 0.9 (the last time when it never settles),
+# the start of the first interval with epsilon >= 0.9, and epsilon's mean
 eps_conv()
 {
 	awk -v step="$1" '{ t[n] = $1; lo = $2 < $3 ? $2 : $3; hi = $2 < $3 ? $3 : $2
-			   e[n++] = hi > 0 ? lo / hi : 0 }
+			   e[n] = hi > 0 ? lo / hi : 0; sum += e[n++] }
 		END { c = t[n - 1]; for (i = n - 1; i >= 0 && e[i] >= 0.9; i--) c = t[i] - step
-		      printf "%d\n", c }'
+		      f = t[n - 1]; for (i = 0; i < n; i++) if (e[i] >= 0.9) { f = t[i] - step; break }
+		      printf "%d %d %.3f\n", c, f, n ? sum / n : 0 }'
 }
 
 have_gnuplot() { command -v gnuplot > /dev/null; }
