@@ -70,7 +70,7 @@ demo: setup
 	@$(MAKE) -s all
 	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo -- scripts/demo
 
-EXPERIMENTS := baseline convergence af-qcn ap-stability
+EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
 experiments: tools
 	@for e in $(EXPERIMENTS); do \
 		echo "==== $$e"; \
