@@ -74,7 +74,7 @@ EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
 experiments: tools
 	@for e in $(EXPERIMENTS); do \
 		echo "==== $$e"; \
-		scripts/experiments/$$e $(if $(QUICK),--quick) $(TOP)/out/experiments/$$e || exit 1; \
+		scripts/experiments/$$e $(if $(QUICK),--quick) $(TOP)/out/experiments$(if $(QUICK),-quick)/$$e || exit 1; \
 	done
 
 clean:
