@@ -66,6 +66,13 @@
 #define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
+/*
+ * Pacing: the watchdog may fire up to this late (as fq's timer_slack), so
+ * that one wake-up serves a few frames (4 of 1514 bytes at 500 Mbit/s)
+ * instead of one hrtimer per frame; time_next keeps the schedule, so the
+ * rate stays exact and only bursts of that length appear.
+ */
+#define QCN_TIMER_SLACK		(100 * NSEC_PER_USEC)
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
@@ -669,7 +676,8 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 	if (rate) {
 		now = ktime_get_ns();
 		if (now < q->time_next) {
-			qdisc_watchdog_schedule_ns(&q->watchdog, q->time_next);
+			qdisc_watchdog_schedule_range_ns(&q->watchdog, q->time_next,
+							 QCN_TIMER_SLACK);
 			return NULL;
 		}
 	}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Native speed (UML or a host): AF-QCN with the paper's alpha 0.125, beta
 # 0.125 and Ts 1 ms (the qdisc's defaults) and the standard's CP and RP
-# parameters, four TCP flows (GSO on) with weights 4:3:2:1 through a
+# parameters, four TCP flows (GSO on, 4000-byte frames) with weights
+# 4:3:2:1 through a
 # 500 Mbit/s port: each flow's share within +-10 % of 40/30/20/10 % (AF-QCN
 # Fig. 9 and 13), and the port busy.  The active threshold is the paper's
 # scaled to the port: 20 KB per 1 ms is 160 Mbit/s, a 10 Gb/s figure; at
@@ -18,6 +19,7 @@ qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
 tb_star 4
+fast_mtu "$FAST_MTU"
 for i in 1 2 3 4; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit; done
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" af on active 1000
 ok=0

@@ -8,7 +8,8 @@
 # RATE` on the port to r (the standard's CP defaults); each sender has
 # `qcn_rp max-rate 2gbit` (above the port, nothing else set).
 #
-# The stack has a ceiling of its own (UML runs on one CPU): a limited flow
+# Frames are 4000 bytes (FAST_MTU, see lib_fast.sh).  The stack has a
+# ceiling of its own (UML runs on one CPU): a limited flow
 # is paced frame by frame, as a NIC's rate limiter sends the frames its TSO
 # engine cut, so the reference is the same testbed without qcn_rp and with
 # GSO off at the senders (every frame handled alone), measured in the same
@@ -49,7 +50,7 @@ phase()
 			fast_tcp "$i" "$DUR" "$tmp/$name-$i.json"
 		else
 			nsbg "h$i" "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 \
-				-s 1400 -g -t "$DUR" -B 1000000 > /dev/null
+				-s $((FAST_MTU - 28)) -g -t "$DUR" -B 2000000 > /dev/null
 		fi
 	done
 	sleep 3
@@ -123,6 +124,7 @@ for c in $CASES; do
 		tb_cleanup
 		tb_init
 		tb_star "$n"
+		fast_mtu "$FAST_MTU"
 		fast_servers "$n"
 		cur_n=$n
 	fi
@@ -131,11 +133,12 @@ for c in $CASES; do
 	check_case "$rate" "$n" "$tag" tcp
 done
 
-# a UDP source: two senders with UDP GSO (up to 64 KB of 1400 B datagrams
-# per send), back-pressured only by the limiter through their socket buffer
+# a UDP source: two senders with UDP GSO (up to 64 KB of MTU-sized
+# datagrams per send), back-pressured only by the limiter through their socket buffer
 tb_cleanup
 tb_init
 tb_star 2
+fast_mtu "$FAST_MTU"
 run_case 500mbit 2 udp udp
 check_case 500mbit 2 udp udp
 tb_cleanup

@@ -4,7 +4,8 @@
 # the setting of Zhang et al. (QCN convergence, Section III and Fig. 12):
 # dumbbell, 2 RPs starting at line rate, Qeq 64 KB, Qmax 512 KB, w 2,
 # Gd 1/128, R_AI 0.5 Mbit/s (R_HAI 10 x), QCN-T period t = 2.4 ms; here
-# greedy TCP sources (GSO on) and a 500 Mbit/s port (FAST_CONV_RATE), the
+# greedy TCP sources (GSO on, 4000-byte frames) and a 500 Mbit/s port
+# (FAST_CONV_RATE), the
 # rate this one-CPU testbed carries frame by frame.  epsilon(t) =
 # min/max of the two flows' rates over 0.5 s intervals; the convergence
 # time is the start of the first interval after which epsilon stays >= 0.9
@@ -22,6 +23,7 @@ qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
 tb_star 2
+fast_mtu "$FAST_MTU"
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 512000 qeq 64000 w 2 rate "$RATE"
 ktap_check "dumbbell: 2 senders -> qcn $RATE (Qeq 64 KB, Qmax 512 KB) -> r" test $? -eq 0
 fast_servers 2
