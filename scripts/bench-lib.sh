@@ -5,15 +5,17 @@
 # with RND=1, else in turn), destination port 9.
 
 # bench_pg_setup NS DEV PKT_SIZE COUNT SRC DST SMAC DMAC SPMIN SPMAX RND
+# (SPMAX inclusive: pktgen's own udp_src_max is exclusive in both modes)
 bench_pg_setup()
 {
-	local ns=$1 dev=$2 d=/proc/net/pktgen flag=
+	local ns=$1 dev=$2 d=/proc/net/pktgen flag= spmax=${10}
 	[ "${11}" = 1 ] && flag="flag UDPSRC_RND"
+	[ "$spmax" -gt "$9" ] && spmax=$((spmax + 1))
 	ip netns exec "$ns" sh -c "echo rem_device_all > $d/kpktgend_0
 		echo 'add_device $dev' > $d/kpktgend_0
 		for c in 'pkt_size $3' 'count $4' 'delay 0' 'xmit_mode queue_xmit' \
 			 'src_min $5' 'src_max $5' 'dst $6' 'src_mac $7' 'dst_mac $8' \
-			 'udp_src_min $9' 'udp_src_max ${10}' 'udp_dst_min 9' \
+			 'udp_src_min $9' 'udp_src_max $spmax' 'udp_dst_min 9' \
 			 'udp_dst_max 9' '$flag'; do
 			[ -n \"\$c\" ] || continue
 			echo \"\$c\" > $d/$dev ||
