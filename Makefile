@@ -9,6 +9,10 @@
 #   make check           set up, build, run every test; ends "N passed, N failed"
 #   make demo            set up, build, run the closed-loop demo in a guest
 #   make unit            userspace unit tests of the algorithm cores only
+#   make experiments     the papers' experiments (scripts/experiments/*):
+#                        qcn-sim, plus the modules when run as root with
+#                        them loadable (e.g. under scripts/uml-run); CSV and
+#                        PNG in out/experiments/ (QUICK=1: the --quick runs)
 
 TOP := $(CURDIR)
 UNAME_R := $(shell uname -r)
@@ -77,6 +81,13 @@ demo: setup
 	@$(MAKE) -s all
 	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo -- scripts/demo
 
+EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
+experiments: tools
+	@for e in $(EXPERIMENTS); do \
+		echo "==== $$e"; \
+		scripts/experiments/$$e $(if $(QUICK),--quick) $(TOP)/out/experiments$(if $(QUICK),-quick)/$$e || exit 1; \
+	done
+
 clean:
 	rm -rf build out
 	$(MAKE) -C tc-plugin clean
@@ -84,4 +95,4 @@ clean:
 	@if [ -f selftests/core/Makefile ]; then $(MAKE) -C selftests/core clean; fi
 	$(MAKE) -C selftests clean
 
-.PHONY: all modules kernels uml-modules plugins tools install setup unit check demo clean
+.PHONY: all modules kernels uml-modules plugins tools install setup unit check demo experiments clean

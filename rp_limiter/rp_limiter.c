@@ -65,11 +65,11 @@
 #define RP_FLOW_BUCKETS		1024
 #define RP_MAX_FLOWS		8192		/* tracked flows per qdisc */
 #define RP_FLOW_AGE		(2 * HZ)	/* "recently sent" */
-#define RP_MAX_LIMITERS		65536
+#define RP_MAX_LIMITERS		TC_QCN_RP_MAX_LIMITERS
 #define RP_DEF_LIMITERS		1024
 #define RP_DEF_LIMIT		(4 << 20)	/* bytes */
 #define RP_DEF_MAX_RATE		10000000000ULL	/* bit/s if the link speed is unknown */
-#define RP_MAX_RATE		(10000000000000ULL / 8)	/* 10 Tb/s in bytes/s */
+#define RP_MAX_RATE		TC_QCN_RP_MAX_RATE	/* 10 Tb/s in bytes/s */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
 #define RP_CATCHUP_NS		(2 * NSEC_PER_MSEC)	/* pacing debt kept */
 #define RP_TICK_MAX_NS		NSEC_PER_MSEC
@@ -693,7 +693,7 @@ static struct netlink_range_validation rp_pos_range = {
 };
 
 static struct netlink_range_validation rp_time_range = {
-	.min = 1, .max = 10 * USEC_PER_SEC,
+	.min = 1, .max = TC_QCN_RP_MAX_TIME,
 };
 
 static struct netlink_range_validation rp_limiters_range = {
@@ -701,11 +701,11 @@ static struct netlink_range_validation rp_limiters_range = {
 };
 
 static struct netlink_range_validation rp_limit_range = {
-	.min = 1, .max = 1U << 30,
+	.min = 1, .max = TC_QCN_RP_MAX_LIMIT,
 };
 
 static struct netlink_range_validation rp_threshold_range = {
-	.min = 1, .max = 1000,
+	.min = 1, .max = TC_QCN_RP_MAX_THRESHOLD,
 };
 
 static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
@@ -717,7 +717,7 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_TIME_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_time_range),
 	[TCA_QCN_RP_THRESHOLD]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_threshold_range),
 	[TCA_QCN_RP_MIN_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate_range),
-	[TCA_QCN_RP_MIN_DEC]	 = NLA_POLICY_MAX(NLA_U32, 100),
+	[TCA_QCN_RP_MIN_DEC]	 = NLA_POLICY_MAX(NLA_U32, TC_QCN_RP_MAX_MIN_DEC),
 	[TCA_QCN_RP_MODE]	 = NLA_POLICY_MAX(NLA_U8, TC_QCN_RP_MODE_MAX),
 	[TCA_QCN_RP_QCNT_PERIOD] = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_time_range),
 	[TCA_QCN_RP_LIMITERS]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_limiters_range),
@@ -784,7 +784,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		kind = nla_get_u8(tb[TCA_QCN_RP_FLOW]);
 
 	if (p.min_rate > p.max_rate) {
-		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed max-rate");
+		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
 		return -EINVAL;
 	}
 	if (!qcn_rp_params_valid(&p)) {

@@ -43,8 +43,8 @@
 
 #define QCN_AF_BUCKETS		1024	/* per-flow table (unclassified) */
 #define QCN_AF_MAX_CLASSES	4096	/* tc classes per qdisc */
-#define QCN_AF_MAX_WEIGHT	65535
-#define QCN_AF_MAX_TS_US	1000000	/* Ts at most 1 s */
+#define QCN_AF_MAX_WEIGHT	TC_QCN_CLASS_MAX_WEIGHT
+#define QCN_AF_MAX_TS_US	TC_QCN_MAX_AF_TS	/* Ts at most 1 s */
 
 struct qcn_af_cl {
 	struct Qdisc_class_common common;

@@ -63,8 +63,8 @@
 #define QCN_CNM_RING		32		/* CNMs waiting for the work item */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
-#define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
-#define QCN_MAX_KEEPALIVE	10000000	/* us */
+#define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
+#define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
 
 /* Per-skb state while queued. */
@@ -813,7 +813,7 @@ static void qcn_reset(struct Qdisc *sch)
 }
 
 static struct netlink_range_validation qcn_limit_range = {
-	.min = 1, .max = INT_MAX,
+	.min = 1, .max = TC_QCN_MAX_SIZE,
 };
 
 static struct netlink_range_validation qcn_rate_range = {
@@ -821,11 +821,11 @@ static struct netlink_range_validation qcn_rate_range = {
 };
 
 static struct netlink_range_validation qcn_qeq_range = {
-	.min = 1, .max = INT_MAX,
+	.min = 1, .max = TC_QCN_MAX_SIZE,
 };
 
 static struct netlink_range_validation qcn_interval_range = {
-	.min = QCN_CP_MIN_INTERVAL, .max = INT_MAX,
+	.min = QCN_CP_MIN_INTERVAL, .max = TC_QCN_MAX_SIZE,
 };
 
 static struct netlink_range_validation qcn_keepalive_range = {
@@ -841,7 +841,7 @@ static struct netlink_range_validation qcn_af_ts_range = {
 };
 
 static struct netlink_range_validation qcn_af_active_range = {
-	.min = 0, .max = INT_MAX,
+	.min = 0, .max = TC_QCN_MAX_SIZE,
 };
 
 static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {

@@ -19,6 +19,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,32 @@
 
 #define MAX_SRC 64
 #define NSEC_MS 1000000LL
+
+static const char usage_text[] =
+"Usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n"
+"\n"
+"Receives UDP on PORT and counts payload bytes per source address.  Every\n"
+"INTERVAL_MS it prints one line per source seen so far:\n"
+"  <ms since start> <source address> <cumulative payload bytes> <datagrams>\n"
+"and exits after DURATION_S seconds (both whole numbers).  START_FILE\n"
+"receives the CLOCK_MONOTONIC time (ms) of \"ms since start\" 0.\n"
+"Datagrams count at the kernel's receive time (SO_TIMESTAMPNS), and the\n"
+"line for time T is printed once every datagram received before T was\n"
+"read, so a slow reader does not move datagrams into later windows.\n"
+"\n"
+"  -h, --help   this text\n"
+"Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
+
+/* a whole number 1..max, else 0 */
+static long long whole(const char *s, long long max)
+{
+	long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || end == s || *end || v < 1 || v > max ? 0 : v;
+}
 
 struct src {
 	struct in_addr addr;
@@ -69,19 +96,36 @@ int main(int argc, char **argv)
 {
 	static char buf[65536];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	long long rt_off, m0, m1;
-	int fd, i, on = 1, rcvbuf = 4 << 20;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long rt_off, m0, m1, port, secs;
+	int fd, i, c, on = 1, rcvbuf = 4 << 20;
 
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n");
+		fputs(usage_text, stderr);
 		return 2;
 	}
-	sa.sin_port = htons(atoi(argv[1]));
-	interval = atoll(argv[2]) * NSEC_MS;
-	if (interval <= 0 || atoi(argv[3]) <= 0) {
-		fprintf(stderr, "udp_sink: bad interval or duration\n");
+	port = whole(argv[1], 65535);
+	interval = whole(argv[2], 3600000) * NSEC_MS;
+	secs = whole(argv[3], 1000000);
+	if (!port || !interval || !secs) {
+		fprintf(stderr, "udp_sink: bad port, interval or duration\n");
+		fputs(usage_text, stderr);
 		return 2;
 	}
+	sa.sin_port = htons(port);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
@@ -104,7 +148,7 @@ int main(int argc, char **argv)
 		}
 	}
 	next = start + interval;
-	end = start + atoll(argv[3]) * 1000 * NSEC_MS;
+	end = start + secs * 1000 * NSEC_MS;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (;;) {

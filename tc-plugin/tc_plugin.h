@@ -35,24 +35,9 @@ struct qdisc_util {
 			 __u32 block_idx);
 };
 
-/* lib/utils.c, tc/tc_util.c */
+/* lib/utils.c, tc/tc_util.c: sizes, rates and times are parsed with
+ * tools/tc_units.h instead (the same spellings, with overflow checks) */
 extern int show_stats, show_details, use_iec, oneline;
-int matches(const char *prefix, const char *string);
-int get_u8(__u8 *val, const char *arg, int base);
-int get_u16(__u16 *val, const char *arg, int base);
-int get_u32(__u32 *val, const char *arg, int base);
-int get_u64(__u64 *val, const char *arg, int base);
-int get_s32(__s32 *val, const char *arg, int base);
-int get_integer(int *val, const char *arg, int base);
-/* "150kb", "1mb", ... -> bytes */
-int get_size(unsigned int *size, const char *str);
-/* "100mbit", ... -> bytes per second */
-int get_rate64(__u64 *rate, const char *str);
-/* "10ms", "100us", "1s" -> microseconds (TIME_UNITS_PER_SEC = 1000000) */
-int get_time(unsigned int *time, const char *str);
-char *sprint_time(__u32 time, char *buf);
-int get_tc_classid(__u32 *h, const char *str);
-int print_tc_classid(char *buf, int len, __u32 h);
 
 /* lib/libnetlink.c */
 int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
@@ -169,9 +154,11 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 
 /* ------------------------------------------ shared option helpers */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include "tc_units.h"
 
 #ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -180,6 +167,14 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 static inline int tcq_bad(const char *kind, const char *what, const char *arg)
 {
 	fprintf(stderr, "%s: illegal value for \"%s\": \"%s\"\n", kind, what, arg);
+	return -1;
+}
+
+static inline int tcq_range(const char *kind, const char *what, const char *arg,
+			    const char *lo, const char *hi)
+{
+	fprintf(stderr, "%s: \"%s\" %s is out of range (%s .. %s)\n", kind,
+		what, arg, lo, hi);
 	return -1;
 }
 
@@ -193,19 +188,100 @@ static inline int tcq_lookup(const char * const *names, int n, const char *arg)
 	return -1;
 }
 
-/* a decimal/hex unsigned number <= max, nothing else */
-static inline int tcq_parse_uint(__u32 *val, const char *arg, unsigned long max)
+/*
+ * Before an option's value is taken: a name not in known[] (NULL-ended) is
+ * reported as unknown, a known one at the end of the line as missing its
+ * value.  Returns 0 when the option and a value are there.
+ */
+static inline int tcq_check_opt(const char *kind, const char * const *known,
+				int argc, const char *opt)
 {
+	int i;
+
+	for (i = 0; known[i]; i++)
+		if (strcmp(known[i], opt) == 0)
+			break;
+	if (!known[i]) {
+		fprintf(stderr, "%s: unknown option \"%s\"\n", kind, opt);
+		return -1;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "%s: option \"%s\" needs a value\n", kind, opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* a decimal/hex unsigned number, min..max */
+static inline int tcq_get_uint(__u32 *val, const char *kind, const char *what,
+			       const char *arg, __u32 min, __u32 max)
+{
+	char lo[16], hi[16];
 	unsigned long v;
 	char *end;
 
-	if (!*arg || *arg == '-')
-		return -1;
+	if (!*arg || *arg == '-' || *arg == '+' || *arg == ' ')
+		return tcq_bad(kind, what, arg);
 	errno = 0;
 	v = strtoul(arg, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
+	if (*end)
+		return tcq_bad(kind, what, arg);
+	if (errno || v < min || v > max) {
+		snprintf(lo, sizeof(lo), "%u", min);
+		snprintf(hi, sizeof(hi), "%u", max);
+		return tcq_range(kind, what, arg, lo, hi);
+	}
 	*val = v;
+	return 0;
+}
+
+/* a size (tc's get_size() spellings), min..max bytes */
+static inline int tcq_get_size(__u32 *val, const char *kind, const char *what,
+			       const char *arg, __u32 min, __u32 max)
+{
+	char lo[24], hi[24];
+	uint64_t v;
+	int rc = tcu_get_size(&v, arg);
+
+	if (rc == -1)
+		return tcq_bad(kind, what, arg);
+	if (rc || v < min || v > max) {
+		snprintf(lo, sizeof(lo), "%ub", min);
+		snprintf(hi, sizeof(hi), "%ub", max);
+		return tcq_range(kind, what, arg, lo, hi);
+	}
+	*val = (__u32)v;
+	return 0;
+}
+
+/* bit/s as text: the largest of bit, Kbit, Mbit, Gbit, Tbit that is exact */
+static inline const char *tcq_bits(char *buf, size_t len, uint64_t bits)
+{
+	static const char * const u[] = { "bit", "Kbit", "Mbit", "Gbit", "Tbit" };
+	int i = 0;
+
+	while (i < 4 && bits && bits % 1000 == 0) {
+		bits /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%s", bits, u[i]);
+	return buf;
+}
+
+/* a rate (tc's get_rate64() spellings) -> bytes/s, min..max bytes/s */
+static inline int tcq_get_rate(__u64 *bytes, const char *kind, const char *what,
+			       const char *arg, __u64 min, __u64 max)
+{
+	char lo[32], hi[32];
+	uint64_t bits;
+	int rc = tcu_get_rate(&bits, arg);
+
+	if (rc == -1)
+		return tcq_bad(kind, what, arg);
+	if (rc || bits / 8 < min || bits / 8 > max)
+		return tcq_range(kind, what, arg, tcq_bits(lo, sizeof(lo), min * 8),
+				 tcq_bits(hi, sizeof(hi), max * 8));
+	*bytes = bits / 8;
 	return 0;
 }
 
@@ -221,6 +297,23 @@ static inline const char *tcq_time(char *buf, size_t len, __u32 us)
 	else
 		snprintf(buf, len, "%uus", us);
 	return buf;
+}
+
+/* a time (tc's get_time() spellings; bare = us) -> us, min..max us */
+static inline int tcq_get_time(__u32 *us, const char *kind, const char *what,
+			       const char *arg, __u32 min, __u32 max)
+{
+	char lo[32], hi[32];
+	uint64_t ns;
+	int rc = tcu_get_time(&ns, arg);
+
+	if (rc == -1)
+		return tcq_bad(kind, what, arg);
+	if (rc || ns / 1000 < min || ns / 1000 > max)
+		return tcq_range(kind, what, arg, tcq_time(lo, sizeof(lo), min),
+				 tcq_time(hi, sizeof(hi), max));
+	*us = (__u32)(ns / 1000);
+	return 0;
 }
 
 /* a time option: JSON the number of us, text "10ms" */

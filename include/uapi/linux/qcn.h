@@ -22,6 +22,24 @@
 
 #define QCN_FRAC_ONE	65536	/* fixed-point 1.0 for alpha/beta */
 
+/*
+ * Option ranges, as the kernel's netlink policies enforce them; tc's
+ * plugins check the same bounds before sending (units as the attributes).
+ * The algorithms' own bounds (w, the sample interval, Gd) are in
+ * include/qcn/qcn_cp.h and qcn_rp.h.
+ */
+#define TC_QCN_MAX_SIZE		0x7fffffffU	/* limit, qeq, interval, active */
+#define TC_QCN_MAX_RATE		(1ULL << 40)	/* bytes/s, ~8.8 Tbit/s */
+#define TC_QCN_MAX_KEEPALIVE	10000000	/* us */
+#define TC_QCN_MAX_AF_TS	1000000		/* us */
+#define TC_QCN_CLASS_MAX_WEIGHT	65535
+#define TC_QCN_RP_MAX_RATE	(10000000000000ULL / 8)	/* 10 Tbit/s in bytes/s */
+#define TC_QCN_RP_MAX_TIME	10000000	/* us: time-reset, qcnt-period */
+#define TC_QCN_RP_MAX_THRESHOLD	1000
+#define TC_QCN_RP_MAX_MIN_DEC	100		/* percent */
+#define TC_QCN_RP_MAX_LIMITERS	65536
+#define TC_QCN_RP_MAX_LIMIT	(1U << 30)	/* bytes */
+
 /* ---------------------------------------------------------------- qcn */
 
 enum tc_qcn_sample {
