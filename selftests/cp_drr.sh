@@ -44,8 +44,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 60M -t 40 -l 1200 -p 5201 >/dev/null 2>&1
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 4M -t 40 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h1 60mbit 40 5201 1200
+udp_flow h2 4mbit 40 5202 1200
 sleep 1.5
 
 phase arrival 4

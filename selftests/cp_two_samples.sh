@@ -44,8 +44,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5201 >/dev/null 2>&1
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h1 40mbit 13 5201 1200
+udp_flow h2 40mbit 13 5202 1200
 sleep 1.5
 
 phase()	# NAME SECONDS
