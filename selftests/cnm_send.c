@@ -15,7 +15,6 @@
  * the first frame, to align the CNM with udp_sink's time base.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -29,6 +28,7 @@
 
 #include <qcn/qcn_cnm.h>
 #include <uapi/linux/qcn.h>
+#include "tc_units.h"
 
 static int parse_mac(const char *s, unsigned char *mac)
 {
@@ -99,15 +99,11 @@ static void usage(const char *why, const char *arg)
 }
 
 /* decimal min..max, else usage */
-static unsigned long num(const char *what, const char *s, unsigned long min,
-			 unsigned long max)
+static unsigned long num(const char *what, const char *s, uint64_t min, uint64_t max)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
+	if (tcu_get_u64(&v, s) || v < min || v > max)
 		usage(what, s);
 	return v;
 }

@@ -57,14 +57,11 @@ static void usage(const char *why, const char *arg)
 	exit(2);
 }
 
-static unsigned long num(const char *what, const char *s, unsigned long max)
+static uint64_t num(const char *what, const char *s, uint64_t max)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > max)
+	if (tcu_get_u64(&v, s) || v > max)
 		usage(what, s);
 	return v;
 }
@@ -127,7 +124,7 @@ int main(int argc, char **argv)
 				usage("bad -t (seconds)", optarg);
 			break;
 		case 'c':
-			count = num("bad count", optarg, ~0UL);
+			count = num("bad count", optarg, UINT64_MAX);
 			break;
 		case 'B':
 			if (tcu_get_size(&v, optarg) || !v || v > 0x7fffffff)

@@ -28,6 +28,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "tc_units.h"
+
 #define MAX_SRC 64
 #define NSEC_MS 1000000LL
 
@@ -47,14 +49,11 @@ static const char usage_text[] =
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
 /* a whole number 1..max, else 0 */
-static long long whole(const char *s, long long max)
+static long long whole(const char *s, uint64_t max)
 {
-	long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	return errno || end == s || *end || v < 1 || v > max ? 0 : v;
+	return tcu_get_u64(&v, s) || v < 1 || v > max ? 0 : (long long)v;
 }
 
 struct src {

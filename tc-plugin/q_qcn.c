@@ -35,7 +35,7 @@ static void explain(void)
 		"  ts        AF-QCN update period, 1us .. 1s (default 1ms)\n"
 		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1 (default 0.125)\n"
 		"  active    AF-QCN active threshold, bytes per Ts (default 20000)\n"
-		"Units as tc's: BYTES 150000, 150kb (= 153600: k = 1024), 1mb;\n"
+		"Units (as in tc): BYTES 150000, 150kb (= 153600: k = 1024), 1mb;\n"
 		"RATE 30mbit, 500kbit, 10gbit (bit/s), 1mbps (bytes/s);\n"
 		"TIME 10ms, 500us, 1s (a bare number is in us).\n");
 }
@@ -87,8 +87,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	struct rtattr *tail;
-	__u32 limit = 0, qeq = 0, interval = 0, keepalive = 0, cpid = 0;
-	__u32 alpha = 0, ts = 0, beta = 0, active = 0;
+	__u64 limit = 0, qeq = 0, interval = 0, keepalive = 0, ts = 0, active = 0;
+	__u32 cpid = 0, alpha = 0, beta = 0;
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false;

@@ -35,7 +35,7 @@ static void explain(void)
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
 		"  limit        total backlog, 1 .. 1073741824 bytes (default 4mb = 4194304)\n"
 		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
-		"Units as tc's: RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
+		"Units (as in tc): RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
 		"BYTES 150000, 150kb (= 153600: k = 1024); TIME 15ms, 500us, 1s\n"
 		"(a bare number is in us).\n");
 }
@@ -85,7 +85,7 @@ static int rp_rate_opt(struct nlmsghdr *n, int type, const char *what,
 static int rp_time_opt(struct nlmsghdr *n, int type, const char *what,
 		       const char *arg)
 {
-	__u32 us;
+	__u64 us;
 
 	if (tcq_get_time(&us, "qcn_rp", what, arg, 1, TC_QCN_RP_MAX_TIME))
 		return -1;
@@ -96,7 +96,7 @@ static int rp_time_opt(struct nlmsghdr *n, int type, const char *what,
 static int rp_size_opt(struct nlmsghdr *n, int type, const char *what,
 		       const char *arg, __u32 max)
 {
-	__u32 size;
+	__u64 size;
 
 	if (tcq_get_size(&size, "qcn_rp", what, arg, 1, max))
 		return -1;

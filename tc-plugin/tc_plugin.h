@@ -235,29 +235,25 @@ static inline int tcq_get_uint(__u32 *val, const char *kind, const char *what,
 	return 0;
 }
 
-/* a size (tc's get_size() spellings), min..max bytes */
-static inline int tcq_get_size(__u32 *val, const char *kind, const char *what,
-			       const char *arg, __u32 min, __u32 max)
+/* microseconds as tc prints times: 1s, 10ms, 100us */
+static inline const char *tcq_time(char *buf, size_t len, uint64_t us)
 {
-	char lo[24], hi[24];
-	uint64_t v;
-	int rc = tcu_get_size(&v, arg);
-
-	if (rc == -1)
-		return tcq_bad(kind, what, arg);
-	if (rc || v < min || v > max) {
-		snprintf(lo, sizeof(lo), "%ub", min);
-		snprintf(hi, sizeof(hi), "%ub", max);
-		return tcq_range(kind, what, arg, lo, hi);
-	}
-	*val = (__u32)v;
-	return 0;
+	if (us == 0)
+		snprintf(buf, len, "0");
+	else if (us >= 1000000 && us % 1000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
+	else if (us >= 1000)
+		snprintf(buf, len, "%gms", us / 1000.0);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", us);
+	return buf;
 }
 
-/* bit/s as text: the largest of bit, Kbit, Mbit, Gbit, Tbit that is exact */
-static inline const char *tcq_bits(char *buf, size_t len, uint64_t bits)
+/* bytes/s as bit/s: the largest of bit, Kbit, Mbit, Gbit, Tbit that is exact */
+static inline const char *tcq_rate(char *buf, size_t len, uint64_t bytes)
 {
 	static const char * const u[] = { "bit", "Kbit", "Mbit", "Gbit", "Tbit" };
+	uint64_t bits = bytes * 8;
 	int i = 0;
 
 	while (i < 4 && bits && bits % 1000 == 0) {
@@ -268,53 +264,40 @@ static inline const char *tcq_bits(char *buf, size_t len, uint64_t bits)
 	return buf;
 }
 
-/* a rate (tc's get_rate64() spellings) -> bytes/s, min..max bytes/s */
-static inline int tcq_get_rate(__u64 *bytes, const char *kind, const char *what,
-			       const char *arg, __u64 min, __u64 max)
+static inline const char *tcq_size(char *buf, size_t len, uint64_t bytes)
 {
-	char lo[32], hi[32];
-	uint64_t bits;
-	int rc = tcu_get_rate(&bits, arg);
-
-	if (rc == -1)
-		return tcq_bad(kind, what, arg);
-	if (rc || bits / 8 < min || bits / 8 > max)
-		return tcq_range(kind, what, arg, tcq_bits(lo, sizeof(lo), min * 8),
-				 tcq_bits(hi, sizeof(hi), max * 8));
-	*bytes = bits / 8;
-	return 0;
-}
-
-/* microseconds as tc prints times: 1s, 10ms, 100us */
-static inline const char *tcq_time(char *buf, size_t len, __u32 us)
-{
-	if (us == 0)
-		snprintf(buf, len, "0");
-	else if (us >= 1000000 && us % 1000000 == 0)
-		snprintf(buf, len, "%us", us / 1000000);
-	else if (us >= 1000)
-		snprintf(buf, len, "%gms", us / 1000.0);
-	else
-		snprintf(buf, len, "%uus", us);
+	snprintf(buf, len, "%" PRIu64 "b", bytes);
 	return buf;
 }
 
-/* a time (tc's get_time() spellings; bare = us) -> us, min..max us */
-static inline int tcq_get_time(__u32 *us, const char *kind, const char *what,
-			       const char *arg, __u32 min, __u32 max)
+/*
+ * A size, rate or time in tc's spellings (parse: tools/tc_units.h), in
+ * the attribute's unit (the parser's / div: bytes, bytes/s, us), within
+ * min..max; else a message naming the option, with the range as show()
+ * writes it.
+ */
+static inline int tcq_get_unit(__u64 *val, int (*parse)(uint64_t *, const char *),
+			       uint64_t div, const char *(*show)(char *, size_t, uint64_t),
+			       const char *kind, const char *what, const char *arg,
+			       __u64 min, __u64 max)
 {
 	char lo[32], hi[32];
-	uint64_t ns;
-	int rc = tcu_get_time(&ns, arg);
+	uint64_t v;
+	int rc = parse(&v, arg);
 
 	if (rc == -1)
 		return tcq_bad(kind, what, arg);
-	if (rc || ns / 1000 < min || ns / 1000 > max)
-		return tcq_range(kind, what, arg, tcq_time(lo, sizeof(lo), min),
-				 tcq_time(hi, sizeof(hi), max));
-	*us = (__u32)(ns / 1000);
+	v /= div;
+	if (rc || v < min || v > max)
+		return tcq_range(kind, what, arg, show(lo, sizeof(lo), min),
+				 show(hi, sizeof(hi), max));
+	*val = v;
 	return 0;
 }
+
+#define tcq_get_size(v, ...)	tcq_get_unit(v, tcu_get_size, 1, tcq_size, __VA_ARGS__)
+#define tcq_get_rate(v, ...)	tcq_get_unit(v, tcu_get_rate, 8, tcq_rate, __VA_ARGS__)
+#define tcq_get_time(v, ...)	tcq_get_unit(v, tcu_get_time, 1000, tcq_time, __VA_ARGS__)
 
 /* a time option: JSON the number of us, text "10ms" */
 static inline void tcq_print_time(const char *key, const char *fmt, __u32 us)

@@ -102,29 +102,11 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_INPUT);
 }
 
-/* strict unsigned decimal: digits only, no sign, no overflow */
-static int parse_u64(const char *s, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*v = x;
-	return 0;
-}
-
 static uint64_t opt_u64(const char *name, const char *arg, uint64_t max)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) || v > max)
+	if (tcu_get_u64(&v, arg) || v > max)
 		die_usage("--%s: invalid value '%s' (0..%" PRIu64 ")", name, arg, max);
 	return v;
 }
@@ -333,18 +315,18 @@ int main(int argc, char **argv)
 		if (n != 3)
 			bad_line("expected 't_us=<u64> cnm qfb=<0..63>' or 't_us=<u64> tx bytes=<n>'");
 		v = kv(tok[0], "t_us");
-		if (!v || parse_u64(v, &t_us) || t_us > UINT64_MAX / 1000)
+		if (!v || tcu_get_u64(&t_us, v) || t_us > UINT64_MAX / 1000)
 			bad_line("bad time '%s' (expected t_us=<u64>)", tok[0]);
 		if (t_us < prev_us)
 			bad_line("time goes backwards (t_us=%" PRIu64 " after t_us=%" PRIu64 ")",
 				 t_us, prev_us);
 		if (!strcmp(tok[1], "cnm")) {
 			v = kv(tok[2], "qfb");
-			if (!v || parse_u64(v, &x) || x > 63)
+			if (!v || tcu_get_u64(&x, v) || x > 63)
 				bad_line("bad feedback '%s' (expected qfb=<0..63>)", tok[2]);
 		} else if (!strcmp(tok[1], "tx")) {
 			v = kv(tok[2], "bytes");
-			if (!v || parse_u64(v, &x) || x > UINT32_MAX)
+			if (!v || tcu_get_u64(&x, v) || x > UINT32_MAX)
 				bad_line("bad byte count '%s' (expected bytes=<0..4294967295>)", tok[2]);
 		} else {
 			bad_line("unknown event '%s' (expected cnm or tx)", tok[1]);

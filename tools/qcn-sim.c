@@ -12,7 +12,6 @@
  * 150 KB buffer) and the emulated testbeds' (30 Mb/s port), so parameter
  * choices can be explored in seconds before a guest run.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -232,14 +231,7 @@ static u64 parse_bytes(const char *s) { return unit(tcu_get_size, opt_name, s, 0
 /* plain decimal number min..max */
 static u64 parse_num(const char *s, u64 min, u64 max)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *s == '+' || v < min || v > max)
-		die(opt_name, s);
-	return v;
+	return unit(tcu_get_u64, opt_name, s, min, max);
 }
 
 static u64 parse_weight(const char *s) { return parse_num(s, 1, 65535); }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,7 +386,6 @@ int main(int argc, char **argv)
 	const char *names[MAX_DEVS], *netns = NULL, *outfile = NULL;
 	long long interval_us = 100000, duration_us = -1;
 	uint64_t ns;
-	char *end;
 	long count = -1, polls = 0;
 	struct nl_cache *links;
 	struct nl_sock *sk;
@@ -411,12 +411,11 @@ int main(int argc, char **argv)
 			interval_us = (long long)(ns / 1000);
 			break;
 		case 'c':
-			errno = 0;
-			count = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || count <= 0) {
+			if (tcu_get_u64(&ns, optarg) || !ns || ns > LONG_MAX) {
 				fprintf(stderr, "qcnstat: bad count \"%s\"\n", optarg);
 				return 2;
 			}
+			count = (long)ns;
 			break;
 		case 't':
 			if (tcu_get_time(&ns, optarg) || ns < 1000 ||

@@ -28,8 +28,9 @@
  * Each parser returns 0, or -1 when the text is not a number with a
  * known suffix, or -2 when the value does not fit in 64 bits.
  *
- * Two unitless values of the qcn options live here too: fractions
- * (alpha, beta: 0 < x < 1 in units of 1/65536) and powers of two (w).
+ * Three unitless values live here too: plain counts (digits only),
+ * fractions (qcn's alpha, beta: 0 < x < 1 in units of 1/65536) and powers
+ * of two (qcn's w).
  */
 #ifndef _QCN_TC_UNITS_H
 #define _QCN_TC_UNITS_H
@@ -168,6 +169,24 @@ static inline int tcu_get_rate(uint64_t *bits, const char *s)
 static inline int tcu_get_time(uint64_t *ns, const char *s)
 {
 	return tcu_parse(ns, s, tcu_time_units);
+}
+
+/* a plain decimal count: digits only (no sign, blanks, fraction or unit) */
+static inline int tcu_get_u64(uint64_t *val, const char *s)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -2;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*val = v;
+	return 0;
 }
 
 /* 0 < x < 1 -> round(x * 65536), 1..65535 (qcn's alpha and beta) */

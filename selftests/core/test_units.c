@@ -162,5 +162,19 @@ int main(void)
 		CHECK(tcu_get_size(&v, NULL) == -1, "a NULL string is rejected");
 	}
 	pow2_and_frac();
+	{
+		static const struct good counts[] = {
+			{ "0", 0 }, { "7", 7 }, { "007", 7 }, { "65535", 65535 },
+			{ "18446744073709551615", UINT64_MAX },
+		};
+		static const char *const bad_counts[] = {
+			"", "-1", "+1", "1.5", "1e3", "0x10", " 1", "1 ", "1k", "one",
+		};
+		static const char *const huge_counts[] = { "18446744073709551616" };
+
+		good("count", tcu_get_u64, counts, N(counts));
+		bad("count", tcu_get_u64, bad_counts, N(bad_counts), -1);
+		bad("count", tcu_get_u64, huge_counts, N(huge_counts), -2);
+	}
 	return ktap_finish();
 }
