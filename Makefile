@@ -25,6 +25,10 @@ KSRC := Kbuild $(wildcard sch_qcn/Kbuild sch_qcn/*.[ch] rp_limiter/Kbuild rp_lim
 	$(shell find include -name '*.h')
 
 TC_PLUGIN_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/tc) /usr/lib/tc)
+# tshark -G folders: "Global Lua Plugins" (Debian's; else another distro's)
+WIRESHARK_LUA_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/wireshark/plugins \
+		       /usr/lib64/wireshark/plugins /usr/lib/wireshark/plugins) \
+		       /usr/lib/x86_64-linux-gnu/wireshark/plugins)
 MODDIR = /lib/modules/$(KVER)/extra
 
 all: modules plugins tools
@@ -68,6 +72,16 @@ install: modules plugins
 	@if [ -f tools/qcn-sim ]; then install -m 755 tools/qcn-sim $(DESTDIR)/usr/local/bin/; fi
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
+# the CNM / CN-TAG dissector (tools/wireshark/qcn.lua); for one user:
+# make install-wireshark WIRESHARK_LUA_DIR=~/.local/lib/wireshark/plugins
+install: install-wireshark
+install-wireshark:
+	install -d $(DESTDIR)$(WIRESHARK_LUA_DIR)
+	install -m 644 tools/wireshark/qcn.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/
+
+uninstall-wireshark:
+	rm -f $(DESTDIR)$(WIRESHARK_LUA_DIR)/qcn.lua
+
 setup:
 	@scripts/setup
 
@@ -96,3 +110,4 @@ clean:
 	$(MAKE) -C selftests clean
 
 .PHONY: all modules kernels uml-modules plugins tools install setup unit check demo experiments clean
+.PHONY: install-wireshark uninstall-wireshark
