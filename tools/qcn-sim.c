@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 
 #include "qcn/qcn_cp.h"
 #include "qcn/qcn_af.h"
