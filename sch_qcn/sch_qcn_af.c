@@ -249,9 +249,12 @@ static void qcn_af_run(struct qcn_af *af)
 static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 {
 	struct qcn_af *af = container_of(timer, struct qcn_af, timer);
-	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(af->sch));
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	spinlock_t *root_lock;
 
+	/* qdisc_root_sleeping() is an RCU dereference (as in sch_pie's timer) */
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(af->sch));
 	spin_lock(root_lock);
 	/*
 	 * af off then on while this callback waited for the lock: the
@@ -264,6 +267,7 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(root_lock);
+	rcu_read_unlock();
 	return ret;
 }
 

@@ -139,7 +139,7 @@ struct qcn_sched_data {
 	struct qcn_cnm_req cnm_ring[QCN_CNM_RING];
 	struct work_struct cnm_work;
 
-	struct tc_qcn_xstats stats;	/* CNM counters under cnm_lock */
+	struct tc_qcn_xstats stats;	/* CNM counters also under cnm_lock */
 };
 
 struct qcn_af *qcn_sched_af(struct Qdisc *sch)
@@ -920,12 +920,20 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct tc_qcn_xstats st;
 
-	spin_lock_bh(&q->cnm_lock);
+	/*
+	 * One snapshot: the sampling counters, qold and the flow count change
+	 * under the root lock (enqueue, keep-alive), the CNM counters under
+	 * cnm_lock (also taken inside the root lock by enqueue), as sch_fq
+	 * dumps its counters under sch_tree_lock.
+	 */
+	sch_tree_lock(sch);
+	spin_lock(&q->cnm_lock);
 	st = q->stats;
-	spin_unlock_bh(&q->cnm_lock);
+	spin_unlock(&q->cnm_lock);
 	st.qold = q->cp.qold;
 	st.flows = q->nr_active;
 	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
+	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
