@@ -33,12 +33,26 @@
  * database sends it toward the source), otherwise out of the device the
  * culprit frame arrived on.  CNMs are never sampled themselves.
  *
- * Encapsulated priority: the VLAN PCP of a tagged frame, else skb->priority
- * when it is an 802.1p value (0..7), else 0.
+ * VLANs: a CNM travels in the VLAN of its culprit.  A tagged culprit (an
+ * accelerated or in-band 802.1Q/802.1ad tag) gets a CNM with the same VID
+ * and TPID; on a port of a VLAN-filtering bridge an untagged culprit was
+ * relayed in the port's PVID.  Through a VLAN-filtering bridge the CNM
+ * leaves by the bridge port the culprit came in by (the port its source is
+ * behind), tagged or untagged as that port sends the VLAN, since the
+ * bridge device itself is usually no member of the VLAN; a bridge without
+ * VLAN filtering forwards it by its FDB, as before.  The tag's PCP and the
+ * CNM's skb->priority are the CNM transmit priority, 6 (802.1Qau
+ * cnmTransmitPriority, IEEE8021-CN-MIB default).
+ *
+ * Encapsulated priority: the VLAN PCP of a tagged culprit; 0 for an
+ * untagged one, the priority 802.1Q gives an untagged frame at a port with
+ * the default port priority.  The CP's own skb->priority is a local value
+ * the source never sees (qcn_rp keys untagged flows on priority 0 too).
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
+#include <linux/if_bridge.h>
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -66,6 +80,7 @@
 #define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	10000000	/* us */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
+#define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
@@ -89,6 +104,8 @@ struct qcn_cnm_req {
 	u8	qfb;
 	u8	mode;			/* enum tc_qcn_sample actually used */
 	u8	pdu_len;
+	__be16	vlan_proto;		/* the culprit's tag TPID, 0: untagged */
+	u16	vid;			/* and its VID */
 	int	ifindex;		/* the culprit's input device */
 	u8	pdu[QCN_CNM_MAX_LEN];
 };
@@ -344,16 +361,22 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 	if (!eh || !is_valid_ether_addr(eh->h_source))
 		return false;
 
+	req->vlan_proto = 0;
+	req->vid = 0;
 	if (skb_vlan_tag_present(skb)) {
+		req->vlan_proto = skb->vlan_proto;
+		req->vid = skb_vlan_tag_get_id(skb);
 		m.prio = skb_vlan_tag_get_prio(skb);
 	} else if (eth_type_vlan(eh->h_proto)) {
 		tci = skb_header_pointer(skb, off + 2, sizeof(_tci), &_tci);
 		if (!tci)
 			return false;
+		req->vlan_proto = eh->h_proto;
+		req->vid = ntohs(*tci) & VLAN_VID_MASK;
 		m.prio = ntohs(*tci) >> VLAN_PRIO_SHIFT;
 		off += VLAN_HLEN;
 	} else {
-		m.prio = skb->priority < 8 ? skb->priority : 0;
+		m.prio = 0;	/* untagged: see "Encapsulated priority" above */
 	}
 	proto = skb_header_pointer(skb, off, sizeof(_proto), &_proto);
 	if (!proto)
@@ -399,16 +422,52 @@ static bool qcn_cnm_queue(struct qcn_sched_data *q, const struct qcn_cnm_req *re
 	return queued;
 }
 
-/* The device a CNM leaves by, held; NULL when there is none. */
-static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
+/*
+ * Through a VLAN-filtering bridge: the bridge port the culprit came in by
+ * (the port behind which its source sits), if it is a member of the
+ * culprit's VLAN; *tagged as that port sends the VLAN.  Under RCU.
+ */
+static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
+					    struct net_device *br,
+					    const struct qcn_cnm_req *req,
+					    u16 *vid, bool *tagged)
+{
+	struct bridge_vlan_info info;
+	struct net_device *in;
+
+	*vid = req->vid;
+	if (!req->vlan_proto && br_vlan_get_pvid_rcu(port, vid))
+		return NULL;	/* untagged egress: relayed in the PVID */
+	in = req->ifindex ? dev_get_by_index_rcu(dev_net(port), req->ifindex) :
+			    NULL;
+	if (!in || !netif_is_bridge_port(in) ||
+	    netdev_master_upper_dev_get_rcu(in) != br ||
+	    br_vlan_get_info_rcu(in, *vid, &info))
+		return NULL;
+	*tagged = !(info.flags & BRIDGE_VLAN_INFO_UNTAGGED);
+	return in;
+}
+
+/*
+ * The device a CNM leaves by, held, with the VLAN tag it carries (*vid,
+ * *tagged); NULL when there is none.
+ */
+static struct net_device *qcn_cnm_dev(struct net_device *port,
+				      const struct qcn_cnm_req *req,
+				      u16 *vid, bool *tagged)
 {
 	struct net_device *dev = NULL;
 
+	*vid = req->vid;
+	*tagged = !!req->vlan_proto;
 	rcu_read_lock();
-	if (netif_is_bridge_port(port))
+	if (netif_is_bridge_port(port)) {
 		dev = netdev_master_upper_dev_get_rcu(port);
-	else if (ifindex)
-		dev = dev_get_by_index_rcu(dev_net(port), ifindex);
+		if (dev && br_vlan_enabled(dev))
+			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
+	} else if (req->ifindex) {
+		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
+	}
 	if (dev && !(dev->flags & IFF_UP))
 		dev = NULL;
 	if (dev)
@@ -417,17 +476,37 @@ static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
 	return dev;
 }
 
+/* The TPID of a tag the culprit did not carry: the bridge's VLAN protocol. */
+static __be16 qcn_cnm_vlan_proto(struct net_device *port,
+				 const struct qcn_cnm_req *req)
+{
+	struct net_device *br;
+	u16 proto = ETH_P_8021Q;
+
+	if (req->vlan_proto)
+		return req->vlan_proto;
+	rcu_read_lock();
+	br = netdev_master_upper_dev_get_rcu(port);
+	if (br && netif_is_bridge_master(br))
+		br_vlan_get_proto(br, &proto);
+	rcu_read_unlock();
+	return htons(proto);
+}
+
 static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 {
-	struct net_device *dev = qcn_cnm_dev(port, req->ifindex);
 	unsigned int hlen, len;
+	struct net_device *dev;
 	struct sk_buff *skb;
 	struct ethhdr *eh;
+	bool tagged;
+	u16 vid;
 	int ret;
 
+	dev = qcn_cnm_dev(port, req, &vid, &tagged);
 	if (!dev)
 		return -ENODEV;
-	hlen = LL_RESERVED_SPACE(dev);
+	hlen = LL_RESERVED_SPACE(dev) + (tagged ? VLAN_HLEN : 0);
 	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
 	skb = alloc_skb(hlen + len + dev->needed_tailroom, GFP_KERNEL);
 	if (!skb) {
@@ -435,17 +514,20 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 		return -ENOMEM;
 	}
 	skb_reserve(skb, hlen);
-	skb_reset_mac_header(skb);
 	eh = skb_put(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
 	ether_addr_copy(eh->h_dest, req->da);
 	ether_addr_copy(eh->h_source, port->dev_addr);
 	eh->h_proto = htons(ETH_P_CNM);
+	skb_set_network_header(skb, ETH_HLEN);
 	skb_put_data(skb, req->pdu, req->pdu_len);
 	if (skb->len < len)
 		skb_put_zero(skb, len - skb->len);
-	skb_reset_network_header(skb);
 	skb->protocol = htons(ETH_P_CNM);
-	skb->priority = req->prio;
+	skb->priority = QCN_CNM_TX_PRIO;
+	if (tagged)	/* inserted in-band by the core if dev cannot */
+		__vlan_hwaccel_put_tag(skb, qcn_cnm_vlan_proto(port, req),
+				       vid | (QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
 	skb->dev = dev;
 	ret = dev_queue_xmit(skb);
 	dev_put(dev);

@@ -6,14 +6,19 @@
  *   cnm_dump -r FILE.pcap			a tcpdump capture
  *
  * Line format (key=value, for tests to assert on):
- *   cnm src=MAC dst=MAC ver=N qfb=N cpid=HEX16 qoff=N qdelta=N prio=N
- *       edst=MAC msdu_len=N msdu=HEX [inner=ipv4 isrc=IP idst=IP proto=N
- *       sport=N dport=N ipcsum=ok|bad]
+ *   cnm src=MAC dst=MAC vlan=VID|none [pcp=N tpid=HEX] ver=N qfb=N
+ *       cpid=HEX16 qoff=N qdelta=N prio=N edst=MAC msdu_len=N msdu=HEX
+ *       [inner=ipv4 isrc=IP idst=IP proto=N sport=N dport=N ipcsum=ok|bad]
+ * vlan: the frame's 802.1Q/802.1ad tag as it arrived on IFACE, accelerated
+ * (PACKET_AUXDATA) or in-band; live capture reads every incoming frame
+ * (ETH_P_ALL, before a VLAN device takes the tag off) through a socket
+ * filter that passes CNMs only.
  * A frame the decoder rejects prints "bad src=MAC dst=MAC err=N len=N".
  * Frames that are not CNMs are ignored.  Ends with "# cnms=N bad=N".
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -74,8 +79,12 @@ static void print_inner(const struct qcn_cnm *m)
 	printf(" ipcsum=%s", sum == 0xffff ? "ok" : "bad");
 }
 
-/* One Ethernet frame (no VLAN tag: AF_PACKET strips accelerated tags). */
-static void frame(const unsigned char *f, unsigned int len)
+/*
+ * One Ethernet frame; tci/tpid: an accelerated tag AF_PACKET took off
+ * (tpid 0: none).
+ */
+static void frame(const unsigned char *f, unsigned int len, unsigned int tci,
+		  unsigned int tpid)
 {
 	struct qcn_cnm m;
 	unsigned int i, off = 12;
@@ -83,8 +92,15 @@ static void frame(const unsigned char *f, unsigned int len)
 
 	if (len < 14)
 		return;
-	if (get16(f + 12) == ETH_P_8021Q || get16(f + 12) == ETH_P_8021AD)
+	if (get16(f + 12) == ETH_P_8021Q || get16(f + 12) == ETH_P_8021AD) {
+		if (len < 18)
+			return;
+		if (!tpid) {
+			tpid = get16(f + 12);
+			tci = get16(f + 14);
+		}
 		off += 4;
+	}
 	if (len < off + 2 || get16(f + off) != ETH_P_CNM)
 		return;
 	off += 2;
@@ -102,6 +118,10 @@ static void frame(const unsigned char *f, unsigned int len)
 	printf("cnm");
 	print_mac("src", f + 6);
 	print_mac("dst", f);
+	if (tpid)
+		printf(" vlan=%u pcp=%u tpid=0x%04x", tci & 0xfff, tci >> 13, tpid);
+	else
+		printf(" vlan=none");
 	printf(" ver=%u qfb=%u cpid=", m.version, m.qfb);
 	for (i = 0; i < 8; i++)
 		printf("%02x", m.cpid[i]);
@@ -147,27 +167,87 @@ static int read_pcap(const char *path)
 				(c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0]);
 		if (caplen > sizeof(buf) || fread(buf, 1, caplen, fp) != caplen)
 			break;
-		frame(buf, caplen);
+		frame(buf, caplen, 0, 0);
 	}
 	fclose(fp);
 	return 0;
 }
 
+/* incoming frames with EtherType CNM, directly or behind one VLAN tag */
+static struct sock_filter cnm_filter[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_PKTTYPE),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 6, 0),
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_CNM, 5, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_8021Q, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_8021AD, 0, 2),
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 16),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_CNM, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 0xffff),
+};
+
+/* Receive one frame with its accelerated VLAN tag, if any. */
+static ssize_t recv_frame(int fd, unsigned char *buf, size_t size,
+			  unsigned int *tci, unsigned int *tpid)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = &ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct tpacket_auxdata aux;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*tci = 0;
+	*tpid = 0;
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (n <= 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_PACKET || c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (aux.tp_status & TP_STATUS_VLAN_VALID) {
+			*tci = aux.tp_vlan_tci;
+			*tpid = (aux.tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+				aux.tp_vlan_tpid : ETH_P_8021Q;
+		}
+	}
+	return n;
+}
+
 static int live(const char *ifname, double seconds, unsigned long count)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct sock_fprog prog = {
+		.len = sizeof(cnm_filter) / sizeof(cnm_filter[0]),
+		.filter = cnm_filter,
+	};
+	unsigned int tci, tpid;
 	unsigned char buf[2048];
 	struct timespec t0, t;
 	struct pollfd pfd;
-	int fd, ms;
+	int fd, ms, one = 1;
 	ssize_t n;
 
-	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_CNM));
+	fd = socket(AF_PACKET, SOCK_RAW, 0);	/* bound below, filter first */
 	if (fd < 0) {
 		perror("socket");
 		return 1;
 	}
-	sll.sll_protocol = htons(ETH_P_CNM);
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) ||
+	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one))) {
+		perror("setsockopt");
+		close(fd);
+		return 1;
+	}
+	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = if_nametoindex(ifname);
 	if (!sll.sll_ifindex || bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
 		fprintf(stderr, "cnm_dump: cannot bind to %s\n", ifname);
@@ -192,9 +272,9 @@ static int live(const char *ifname, double seconds, unsigned long count)
 		}
 		if (poll(&pfd, 1, ms) <= 0)
 			continue;
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		n = recv_frame(fd, buf, sizeof(buf), &tci, &tpid);
 		if (n > 0)
-			frame(buf, (unsigned int)n);
+			frame(buf, (unsigned int)n, tci, tpid);
 	}
 	close(fd);
 	return 0;
