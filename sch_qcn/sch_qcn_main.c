@@ -3,7 +3,8 @@
  * net/sched/sch_qcn: IEEE 802.1Qau Quantized Congestion Notification,
  * the congestion point (CP).
  *
- * A byte-limited queue (tail drop), optionally paced at the emulated port
+ * A byte-limited queue (tail drop; also at memory_limit, the queued skbs'
+ * truesize, as fq_codel counts it), optionally paced at the emulated port
  * rate, served FIFO or by per-flow deficit round robin.  Every ~150 KB of
  * arrivals (less when congested) the CP takes a sample: Fb = -(Qoff +
  * w * Qdelta) (eq. 1 of Alizadeh et al., include/qcn/qcn_cp.h).  When
@@ -73,6 +74,7 @@
 #include "sch_qcn_af.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
+#define QCN_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define QCN_FLOWS		1024		/* DRR flow queues (hash buckets) */
 #define QCN_CNM_RING		32		/* CNMs waiting for the work item */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
@@ -126,6 +128,7 @@ static unsigned int qcn_net_id __read_mostly;
 struct qcn_sched_data {
 	/* parameters: written under sch_tree_lock, READ_ONCE in dump */
 	u32		limit;
+	u32		memory_limit;	/* truesize bytes */
 	u64		rate;		/* bytes/s, 0: unpaced */
 	u8		sched;		/* enum tc_qcn_sched */
 	u8		sample;		/* enum tc_qcn_sample */
@@ -137,6 +140,7 @@ struct qcn_sched_data {
 	struct list_head active;
 	u32		quantum;
 	u32		backlog;	/* bytes in the flow queues */
+	u32		memory_usage;	/* their truesize */
 	u32		nr_active;
 	u64		time_next;	/* pacing: next departure, ns */
 
@@ -270,6 +274,7 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 	if (skb) {
 		qdisc_qstats_backlog_dec(sch, skb);
 		sch->q.qlen--;
+		q->memory_usage -= skb->truesize;
 	}
 	return skb;
 }
@@ -661,8 +666,8 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
+	bool drop, over_memory;
 	u32 len, ka, rnd;
-	bool drop;
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
@@ -670,10 +675,13 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	len = qdisc_pkt_len(skb);
 
 	drop = sch->qstats.backlog + len > q->limit;
-	if (!drop) {
+	over_memory = !drop &&
+		      q->memory_usage + skb->truesize > q->memory_limit;
+	if (!drop && !over_memory) {
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
+		q->memory_usage += skb->truesize;
 	}
 	if (!cb->is_cnm) {
 		/* feed the index only while a two-samples instance reads it */
@@ -694,8 +702,11 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
 			qcn_sampled(sch, &s, skb);
 	}
-	if (drop) {
-		q->stats.drops++;
+	if (drop || over_memory) {
+		if (drop)
+			q->stats.drops++;
+		else
+			q->stats.drops_overmemory++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	return NET_XMIT_SUCCESS;
@@ -842,6 +853,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_AF_TS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_ts_range),
 	[TCA_QCN_AF_BETA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_ACTIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_active_range),
+	[TCA_QCN_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 };
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
@@ -880,6 +892,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	if (tb[TCA_QCN_LIMIT])
 		WRITE_ONCE(q->limit, nla_get_u32(tb[TCA_QCN_LIMIT]));
+	if (tb[TCA_QCN_MEMORY_LIMIT])
+		WRITE_ONCE(q->memory_limit, nla_get_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	if (tb[TCA_QCN_RATE])
 		WRITE_ONCE(q->rate, nla_get_u64(tb[TCA_QCN_RATE]));
 	if (tb[TCA_QCN_SAMPLE])
@@ -897,7 +911,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	if (q->af)
 		qcn_af_apply(q->af, tb);
 
-	while (sch->qstats.backlog > q->limit) {
+	while (sch->qstats.backlog > q->limit ||
+	       q->memory_usage > q->memory_limit) {
 		skb = qcn_dequeue_one(sch);
 		if (!skb)
 			break;
@@ -939,6 +954,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 		INIT_LIST_HEAD(&q->flows[i].flowchain);
 
 	q->limit = QCN_DEF_LIMIT;
+	q->memory_limit = QCN_DEF_MEMORY_LIMIT;
 	q->sched = TC_QCN_SCHED_FIFO;
 	q->sample = TC_QCN_SAMPLE_ARRIVAL;
 	q->quantum = psched_mtu(qdisc_dev(sch));
@@ -986,7 +1002,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_INTERVAL, READ_ONCE(q->cp_params.interval)) ||
 	    nla_put_u8(skb, TCA_QCN_SAMPLE, READ_ONCE(q->sample)) ||
 	    nla_put_u32(skb, TCA_QCN_KEEPALIVE, READ_ONCE(q->keepalive)) ||
-	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)))
+	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)) ||
+	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
 		goto nla_put_failure;
 	if (q->af && qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
@@ -1014,6 +1031,7 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	spin_unlock(&q->cnm_lock);
 	st.qold = q->cp.qold;
 	st.flows = q->nr_active;
+	st.memory_usage = q->memory_usage;
 	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -25,14 +25,15 @@ BAD_TC=(
 	"w 3" "w 0" "w -2" "w 2048" "w 0.0001" "w two" "interval 5000"
 	"sample random" "keepalive soon" "cpid 65536" "cpid -1" "cpid x"
 	"af maybe" "alpha 0" "alpha 1" "alpha 1.5" "ts 0" "ts never"
-	"beta 0" "beta 2" "active lots" "bogus 1"
+	"beta 0" "beta 2" "active lots" "bogus 1" "memory_limit 0"
+	"memory_limit lots"
 )
 # accepted by tc, rejected by the kernel's netlink policy (extack)
 BAD_KERNEL=(
 	"keepalive 20s" "rate 10tbit" "limit 3gb" "qeq 3gb"
-	"limit 100000 keepalive 20s" "sched drr rate 10tbit"
+	"limit 100000 keepalive 20s" "sched drr rate 10tbit" "memory_limit 3gb"
 )
-ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 15))
+ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 18))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -89,6 +90,27 @@ d2=$(printf '%s' "$S" | jq '.[0].drops')
 ktap_info "backlog $b1 -> $b2 after limit 20000, drops $d2"
 ktap_check "a standing queue built up" test "$b1" -gt 40000
 ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
+nsx a tc qdisc del dev va root
+
+# memory_limit: the queued skbs' truesize (>= their length) is bounded,
+# frames past it are dropped and counted, a lower limit trims the queue
+nsx a tc qdisc add dev va root handle 1: qcn limit 1000000 memory_limit 100000 rate 200kbit
+ktap_check "memory_limit is dumped" \
+	bash -c "ip netns exec $TB-a tc -j qdisc show dev va | jq -e '.[0].options.memory_limit == 100000' >/dev/null"
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 150 -r 50000000 >/dev/null
+sleep 0.2
+S=$(nsx a tc -s -j qdisc show dev va)
+mu=$(printf '%s' "$S" | jq '.[0].memory_usage')
+bl=$(printf '%s' "$S" | jq '.[0].backlog')
+dom=$(printf '%s' "$S" | jq '.[0].drops_overmemory')
+dt=$(printf '%s' "$S" | jq '.[0].tail_drops')
+ktap_info "memory_limit 100000: backlog $bl B, memory_usage $mu B, drops_overmemory $dom, tail_drops $dt"
+ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl > 20000), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
+	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$bl" -gt 20000 -a "$dom" -gt 0 -a "$dt" -eq 0
+nsx a tc qdisc change dev va root qcn memory_limit 20000
+mu2=$(nsx a tc -s -j qdisc show dev va | jq '.[0].memory_usage')
+ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000)" \
+	test "$mu2" -le 20000 -a "$mu2" -lt "$mu"
 nsx a tc qdisc del dev va root
 
 # rate paces the dequeue: a saturating sender, bytes sent over ~2 s

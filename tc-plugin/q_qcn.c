@@ -13,13 +13,15 @@
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... qcn [ limit BYTES ] [ rate RATE ] [ sched fifo|drr ]\n"
+		"Usage: ... qcn [ limit BYTES ] [ memory_limit BYTES ] [ rate RATE ]\n"
+		"               [ sched fifo|drr ]\n"
 		"               [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
 		"               [ sample arrival|occupancy|two-samples ]\n"
 		"               [ keepalive TIME ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
 		"               [ beta FRAC ] [ active BYTES ]\n"
 		"  limit     queue limit (default 150000 bytes; units: 150kb)\n"
+		"  memory_limit  limit on the truesize of the queued skbs (default 32Mb)\n"
 		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
 		"  sched     fifo (default) or per-flow deficit round robin\n"
 		"  qeq       queue set point Qeq (default 26000 bytes)\n"
@@ -114,7 +116,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 {
 	struct rtattr *tail;
 	__u32 limit = 0, qeq = 0, interval = 0, keepalive = 0, cpid = 0;
-	__u32 alpha = 0, ts = 0, beta = 0, active = 0;
+	__u32 alpha = 0, ts = 0, beta = 0, active = 0, memory_limit = 0;
+	bool has_memory_limit = false;
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false;
@@ -142,6 +145,10 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (get_size(&limit, *argv) || limit == 0)
 				return bad(opt, *argv);
 			has_limit = true;
+		} else if (strcmp(opt, "memory_limit") == 0) {
+			if (get_size(&memory_limit, *argv) || memory_limit == 0)
+				return bad(opt, *argv);
+			has_memory_limit = true;
 		} else if (strcmp(opt, "rate") == 0) {
 			if (strcmp(*argv, "0") == 0)
 				rate = 0;
@@ -210,6 +217,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
 		addattr32(n, TCP_MAXLEN, TCA_QCN_LIMIT, limit);
+	if (has_memory_limit)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_MEMORY_LIMIT, memory_limit);
 	if (has_rate)
 		addattr64(n, TCP_MAXLEN, TCA_QCN_RATE, rate);
 	if (sched >= 0)
@@ -297,6 +306,9 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
 		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	return 0;
 }
 
@@ -355,6 +367,9 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	tcp_uint("flows", " flows %u", st.flows);
 	tcp_uint("af_classes", " af_classes %u", st.af_classes);
 	tcp_u64("gso_split", " gso_split %llu", st.gso_split);
+	/* 0 from a module older than this plugin (the tail is zeroed) */
+	tcp_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
+	tcp_uint("memory_usage", " memory_usage %u", st.memory_usage);
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

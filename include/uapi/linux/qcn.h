@@ -56,6 +56,7 @@ enum {
 	TCA_QCN_AF_BETA,	/* u32: EWMA beta, 1/65536 units, (0, 1) */
 	TCA_QCN_AF_ACTIVE,	/* u32: active_thresh, bytes per Ts */
 	TCA_QCN_PAD,
+	TCA_QCN_MEMORY_LIMIT,	/* u32: queued skbs' truesize limit, bytes */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -86,6 +87,9 @@ struct tc_qcn_xstats {
 	__u32	flows;			/* DRR flows with backlog */
 	__u32	af_classes;		/* AF-QCN classes + tracked flows */
 	__u64	gso_split;		/* GSO skbs queued as their frames */
+	__u64	drops_overmemory;	/* dropped at memory_limit */
+	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
+	__u32	pad;
 };
 
 struct tc_qcn_class_xstats {
