@@ -44,7 +44,6 @@
 #define QCN_AF_BUCKETS		1024	/* per-flow table (unclassified) */
 #define QCN_AF_MAX_CLASSES	4096	/* tc classes per qdisc */
 #define QCN_AF_MAX_WEIGHT	65535
-#define QCN_AF_MAX_TS_US	1000000	/* Ts at most 1 s */
 
 struct qcn_af_cl {
 	struct Qdisc_class_common common;
@@ -273,34 +272,7 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 
 /* ------------------------------------------------ qdisc-level options */
 
-int qcn_af_validate(struct nlattr **tb, struct netlink_ext_ack *extack)
-{
-	struct nlattr *a;
-
-	a = tb[TCA_QCN_AF];
-	if (a && nla_get_u8(a) > 1) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "af must be on (1) or off (0)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_ALPHA];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) >= QCN_FRAC_ONE)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF alpha must be in (0, 1)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_BETA];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) >= QCN_FRAC_ONE)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF beta must be in (0, 1)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_TS];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) > QCN_AF_MAX_TS_US)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF ts must be 1us .. 1s");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Under sch_tree_lock, after qcn_af_validate() accepted tb. */
+/* Under sch_tree_lock; tb passed qcn_policy (every range is there). */
 void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
 {
 	struct qcn_af_cl *cl;

@@ -81,6 +81,11 @@
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
 #define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	10000000	/* us */
+/*
+ * A keep-alive sample walks the queue for a culprit (occupancy) and queues
+ * a CNM: at most 10000 of them per second.
+ */
+#define QCN_MIN_KEEPALIVE	100		/* us, or 0: off */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
 #define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 
@@ -821,16 +826,26 @@ static struct netlink_range_validation qcn_interval_range = {
 	.min = QCN_CP_MIN_INTERVAL, .max = INT_MAX,
 };
 
-static struct netlink_range_validation qcn_keepalive_range = {
-	.min = 0, .max = QCN_MAX_KEEPALIVE,
-};
+/* keep-alive period: 0 (off) or QCN_MIN_KEEPALIVE .. QCN_MAX_KEEPALIVE us */
+static int qcn_validate_keepalive(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	u32 v = nla_get_u32(attr);
+
+	if (v && (v < QCN_MIN_KEEPALIVE || v > QCN_MAX_KEEPALIVE)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "qcn: keepalive must be 0 (off) or 100us .. 10s");
+		return -ERANGE;
+	}
+	return 0;
+}
 
 static struct netlink_range_validation qcn_frac_range = {
 	.min = 1, .max = QCN_FRAC_ONE - 1,
 };
 
 static struct netlink_range_validation qcn_af_ts_range = {
-	.min = 1, .max = QCN_MAX_KEEPALIVE,
+	.min = QCN_AF_MIN_TS_US, .max = QCN_AF_MAX_TS_US,
 };
 
 static struct netlink_range_validation qcn_af_active_range = {
@@ -846,7 +861,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 						   QCN_CP_W_EXP_MAX),
 	[TCA_QCN_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_interval_range),
 	[TCA_QCN_SAMPLE]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_SAMPLE_MAX),
-	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_keepalive_range),
+	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_VALIDATE_FN(NLA_U32, qcn_validate_keepalive),
 	[TCA_QCN_CPID]		= { .type = NLA_U16 },
 	[TCA_QCN_AF]		= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_QCN_AF_ALPHA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
@@ -873,9 +888,6 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	err = nla_parse_nested(tb, TCA_QCN_MAX, opt, qcn_policy, extack);
 	if (err < 0)
 		return err;
-	err = qcn_af_validate(tb, extack);
-	if (err)
-		return err;
 
 	p = q->cp_params;
 	if (tb[TCA_QCN_QEQ])
@@ -884,10 +896,6 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		p.w_exp = nla_get_s32(tb[TCA_QCN_W_EXP]);
 	if (tb[TCA_QCN_INTERVAL])
 		p.interval = nla_get_u32(tb[TCA_QCN_INTERVAL]);
-	if (!qcn_cp_params_valid(&p)) {
-		NL_SET_ERR_MSG(extack, "qcn: w or sample interval out of range");
-		return -EINVAL;
-	}
 
 	sch_tree_lock(sch);
 	if (tb[TCA_QCN_LIMIT])

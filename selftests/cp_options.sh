@@ -32,8 +32,9 @@ BAD_TC=(
 BAD_KERNEL=(
 	"keepalive 20s" "rate 10tbit" "limit 3gb" "qeq 3gb"
 	"limit 100000 keepalive 20s" "sched drr rate 10tbit" "memory_limit 3gb"
+	"keepalive 99us" "keepalive 1us"
 )
-ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 18))
+ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 20))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -62,6 +63,12 @@ done
 err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn keepalive 20s 2>&1)
 ktap_check "the kernel's rejection carries an extack message" \
 	bash -c "grep -qi 'error' <<<'$err' && grep -qiE 'range|keepalive|attribute' <<<'$err'"
+err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn keepalive 50us 2>&1)
+ktap_check "keepalive below the 100us floor: the message names the range ($err)" \
+	grep -q "keepalive must be 0 (off) or 100us" <<<"$err"
+ktap_check "keepalive 100us (the floor) is accepted" \
+	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 100us &&
+		 ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 10ms"
 
 class_reject()	# OPT VALUE: tc class change fails naming the option
 {
