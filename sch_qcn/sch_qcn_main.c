@@ -477,6 +477,11 @@ static struct net_device *qcn_cnm_dev(struct net_device *port,
 			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
 	} else if (req->ifindex) {
 		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
+		/* a VLAN device tags the CNM with its own VLAN (routed frames
+		 * leave in another VLAN than they came in by)
+		 */
+		if (dev && is_vlan_dev(dev))
+			*tagged = false;
 	}
 	if (dev && !(dev->flags & IFF_UP))
 		dev = NULL;
