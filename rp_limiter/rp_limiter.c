@@ -211,10 +211,12 @@ static void rp_skb_key(const struct rp_sched *q, const struct sk_buff *skb,
 		memset(buf, 0, sizeof(buf));
 		n = ETH_HLEN;
 	}
-	if (skb_vlan_tag_present(skb))
-		prio = skb_vlan_tag_get_prio(skb);
-	else
-		prio = skb->priority < 8 ? skb->priority : 0;
+	/*
+	 * The priority the CP sees: the PCP of a tagged frame (an in-band
+	 * tag is read by rp_key()), 0 for an untagged one -- skb->priority
+	 * is local and never on the wire (sch_qcn encapsulates 0 for it).
+	 */
+	prio = skb_vlan_tag_present(skb) ? skb_vlan_tag_get_prio(skb) : 0;
 	rp_key(READ_ONCE(q->flow_kind), buf, buf + 2 * ETH_ALEN,
 	       n - 2 * ETH_ALEN, prio, key);
 }

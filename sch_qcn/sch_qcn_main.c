@@ -3,7 +3,8 @@
  * net/sched/sch_qcn: IEEE 802.1Qau Quantized Congestion Notification,
  * the congestion point (CP).
  *
- * A byte-limited queue (tail drop), optionally paced at the emulated port
+ * A byte-limited queue (tail drop; also at memory_limit, the queued skbs'
+ * truesize, as fq_codel counts it), optionally paced at the emulated port
  * rate, served FIFO or by per-flow deficit round robin.  Every ~150 KB of
  * arrivals (less when congested) the CP takes a sample: Fb = -(Qoff +
  * w * Qdelta) (eq. 1 of Alizadeh et al., include/qcn/qcn_cp.h).  When
@@ -33,12 +34,26 @@
  * database sends it toward the source), otherwise out of the device the
  * culprit frame arrived on.  CNMs are never sampled themselves.
  *
- * Encapsulated priority: the VLAN PCP of a tagged frame, else skb->priority
- * when it is an 802.1p value (0..7), else 0.
+ * VLANs: a CNM travels in the VLAN of its culprit.  A tagged culprit (an
+ * accelerated or in-band 802.1Q/802.1ad tag) gets a CNM with the same VID
+ * and TPID; on a port of a VLAN-filtering bridge an untagged culprit was
+ * relayed in the port's PVID.  Through a VLAN-filtering bridge the CNM
+ * leaves by the bridge port the culprit came in by (the port its source is
+ * behind), tagged or untagged as that port sends the VLAN, since the
+ * bridge device itself is usually no member of the VLAN; a bridge without
+ * VLAN filtering forwards it by its FDB, as before.  The tag's PCP and the
+ * CNM's skb->priority are the CNM transmit priority, 6 (802.1Qau
+ * cnmTransmitPriority, IEEE8021-CN-MIB default).
+ *
+ * Encapsulated priority: the VLAN PCP of a tagged culprit; 0 for an
+ * untagged one, the priority 802.1Q gives an untagged frame at a port with
+ * the default port priority.  The CP's own skb->priority is a local value
+ * the source never sees (qcn_rp keys untagged flows on priority 0 too).
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
+#include <linux/if_bridge.h>
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -59,6 +74,7 @@
 #include "sch_qcn_af.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
+#define QCN_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define QCN_FLOWS		1024		/* DRR flow queues (hash buckets) */
 #define QCN_CNM_RING		32		/* CNMs waiting for the work item */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
@@ -73,6 +89,12 @@
  * rate stays exact and only bursts of that length appear.
  */
 #define QCN_TIMER_SLACK		(100 * NSEC_PER_USEC)
+/*
+ * A keep-alive sample looks for a culprit (occupancy) and queues a CNM:
+ * at most 10000 of them per second.
+ */
+#define QCN_MIN_KEEPALIVE	TC_QCN_MIN_KEEPALIVE	/* us, or 0: off */
+#define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
@@ -108,6 +130,8 @@ struct qcn_cnm_req {
 	u8	qfb;
 	u8	mode;			/* enum tc_qcn_sample actually used */
 	u8	pdu_len;
+	__be16	vlan_proto;		/* the culprit's tag TPID, 0: untagged */
+	u16	vid;			/* and its VID */
 	int	ifindex;		/* the culprit's input device */
 	u8	pdu[QCN_CNM_MAX_LEN];
 };
@@ -128,6 +152,7 @@ static unsigned int qcn_net_id __read_mostly;
 struct qcn_sched_data {
 	/* parameters: written under sch_tree_lock, READ_ONCE in dump */
 	u32		limit;
+	u32		memory_limit;	/* truesize bytes */
 	u64		rate;		/* bytes/s, 0: unpaced */
 	u8		sched;		/* enum tc_qcn_sched */
 	u8		sample;		/* enum tc_qcn_sample */
@@ -141,6 +166,7 @@ struct qcn_sched_data {
 	struct list_head active;
 	u32		quantum;
 	u32		backlog;	/* bytes in the flow queues */
+	u32		memory_usage;	/* their truesize */
 	u32		nr_active;
 	u64		time_next;	/* pacing: next departure, ns */
 
@@ -160,7 +186,7 @@ struct qcn_sched_data {
 	struct qcn_cnm_req cnm_ring[QCN_CNM_RING];
 	struct work_struct cnm_work;
 
-	struct tc_qcn_xstats stats;	/* CNM counters under cnm_lock */
+	struct tc_qcn_xstats stats;	/* CNM counters also under cnm_lock */
 };
 
 struct qcn_af *qcn_sched_af(struct Qdisc *sch)
@@ -334,6 +360,7 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 	if (skb) {
 		qdisc_qstats_backlog_dec(sch, skb);
 		sch->q.qlen--;
+		q->memory_usage -= skb->truesize;
 	}
 	return skb;
 }
@@ -446,16 +473,22 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 	if (!eh || !is_valid_ether_addr(eh->h_source))
 		return false;
 
+	req->vlan_proto = 0;
+	req->vid = 0;
 	if (skb_vlan_tag_present(skb)) {
+		req->vlan_proto = skb->vlan_proto;
+		req->vid = skb_vlan_tag_get_id(skb);
 		m.prio = skb_vlan_tag_get_prio(skb);
 	} else if (eth_type_vlan(eh->h_proto)) {
 		tci = skb_header_pointer(skb, off + 2, sizeof(_tci), &_tci);
 		if (!tci)
 			return false;
+		req->vlan_proto = eh->h_proto;
+		req->vid = ntohs(*tci) & VLAN_VID_MASK;
 		m.prio = ntohs(*tci) >> VLAN_PRIO_SHIFT;
 		off += VLAN_HLEN;
 	} else {
-		m.prio = skb->priority < 8 ? skb->priority : 0;
+		m.prio = 0;	/* untagged: see "Encapsulated priority" above */
 	}
 	proto = skb_header_pointer(skb, off, sizeof(_proto), &_proto);
 	if (!proto)
@@ -501,16 +534,57 @@ static bool qcn_cnm_queue(struct qcn_sched_data *q, const struct qcn_cnm_req *re
 	return queued;
 }
 
-/* The device a CNM leaves by, held; NULL when there is none. */
-static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
+/*
+ * Through a VLAN-filtering bridge: the bridge port the culprit came in by
+ * (the port behind which its source sits), if it is a member of the
+ * culprit's VLAN; *tagged as that port sends the VLAN.  Under RCU.
+ */
+static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
+					    struct net_device *br,
+					    const struct qcn_cnm_req *req,
+					    u16 *vid, bool *tagged)
+{
+	struct bridge_vlan_info info;
+	struct net_device *in;
+
+	*vid = req->vid;
+	if (!req->vlan_proto && br_vlan_get_pvid_rcu(port, vid))
+		return NULL;	/* untagged egress: relayed in the PVID */
+	in = req->ifindex ? dev_get_by_index_rcu(dev_net(port), req->ifindex) :
+			    NULL;
+	if (!in || !netif_is_bridge_port(in) ||
+	    netdev_master_upper_dev_get_rcu(in) != br ||
+	    br_vlan_get_info_rcu(in, *vid, &info))
+		return NULL;
+	*tagged = !(info.flags & BRIDGE_VLAN_INFO_UNTAGGED);
+	return in;
+}
+
+/*
+ * The device a CNM leaves by, held, with the VLAN tag it carries (*vid,
+ * *tagged); NULL when there is none.
+ */
+static struct net_device *qcn_cnm_dev(struct net_device *port,
+				      const struct qcn_cnm_req *req,
+				      u16 *vid, bool *tagged)
 {
 	struct net_device *dev = NULL;
 
+	*vid = req->vid;
+	*tagged = !!req->vlan_proto;
 	rcu_read_lock();
-	if (netif_is_bridge_port(port))
+	if (netif_is_bridge_port(port)) {
 		dev = netdev_master_upper_dev_get_rcu(port);
-	else if (ifindex)
-		dev = dev_get_by_index_rcu(dev_net(port), ifindex);
+		if (dev && br_vlan_enabled(dev))
+			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
+	} else if (req->ifindex) {
+		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
+		/* a VLAN device tags the CNM with its own VLAN (routed frames
+		 * leave in another VLAN than they came in by)
+		 */
+		if (dev && is_vlan_dev(dev))
+			*tagged = false;
+	}
 	if (dev && !(dev->flags & IFF_UP))
 		dev = NULL;
 	if (dev)
@@ -519,17 +593,37 @@ static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
 	return dev;
 }
 
+/* The TPID of a tag the culprit did not carry: the bridge's VLAN protocol. */
+static __be16 qcn_cnm_vlan_proto(struct net_device *port,
+				 const struct qcn_cnm_req *req)
+{
+	struct net_device *br;
+	u16 proto = ETH_P_8021Q;
+
+	if (req->vlan_proto)
+		return req->vlan_proto;
+	rcu_read_lock();
+	br = netdev_master_upper_dev_get_rcu(port);
+	if (br && netif_is_bridge_master(br))
+		br_vlan_get_proto(br, &proto);
+	rcu_read_unlock();
+	return htons(proto);
+}
+
 static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 {
-	struct net_device *dev = qcn_cnm_dev(port, req->ifindex);
 	unsigned int hlen, len;
+	struct net_device *dev;
 	struct sk_buff *skb;
 	struct ethhdr *eh;
+	bool tagged;
+	u16 vid;
 	int ret;
 
+	dev = qcn_cnm_dev(port, req, &vid, &tagged);
 	if (!dev)
 		return -ENODEV;
-	hlen = LL_RESERVED_SPACE(dev);
+	hlen = LL_RESERVED_SPACE(dev) + (tagged ? VLAN_HLEN : 0);
 	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
 	skb = alloc_skb(hlen + len + dev->needed_tailroom, GFP_KERNEL);
 	if (!skb) {
@@ -537,17 +631,20 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 		return -ENOMEM;
 	}
 	skb_reserve(skb, hlen);
-	skb_reset_mac_header(skb);
 	eh = skb_put(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
 	ether_addr_copy(eh->h_dest, req->da);
 	ether_addr_copy(eh->h_source, port->dev_addr);
 	eh->h_proto = htons(ETH_P_CNM);
+	skb_set_network_header(skb, ETH_HLEN);
 	skb_put_data(skb, req->pdu, req->pdu_len);
 	if (skb->len < len)
 		skb_put_zero(skb, len - skb->len);
-	skb_reset_network_header(skb);
 	skb->protocol = htons(ETH_P_CNM);
-	skb->priority = req->prio;
+	skb->priority = QCN_CNM_TX_PRIO;
+	if (tagged)	/* inserted in-band by the core if dev cannot */
+		__vlan_hwaccel_put_tag(skb, qcn_cnm_vlan_proto(port, req),
+				       vid | (QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
 	skb->dev = dev;
 	ret = dev_queue_xmit(skb);
 	dev_put(dev);
@@ -682,7 +779,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	u32 len, ka, rnd, hash = 0;
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	bool drop, pci;
+	bool drop, over_memory, pci;
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
@@ -696,10 +793,13 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		hash = skb_get_hash(skb);
 
 	drop = sch->qstats.backlog + len > q->limit;
-	if (!drop) {
+	over_memory = !drop &&
+		      q->memory_usage + skb->truesize > q->memory_limit;
+	if (!drop && !over_memory) {
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
+		q->memory_usage += skb->truesize;
 	}
 	if (!cb->is_cnm) {
 		if (pci)
@@ -719,8 +819,11 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
 			qcn_sampled(sch, &s, skb);
 	}
-	if (drop) {
-		q->stats.drops++;
+	if (drop || over_memory) {
+		if (drop)
+			q->stats.drops++;
+		else
+			q->stats.drops_overmemory++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	return NET_XMIT_SUCCESS;
@@ -836,16 +939,26 @@ static struct netlink_range_validation qcn_interval_range = {
 	.min = QCN_CP_MIN_INTERVAL, .max = TC_QCN_MAX_SIZE,
 };
 
-static struct netlink_range_validation qcn_keepalive_range = {
-	.min = 0, .max = QCN_MAX_KEEPALIVE,
-};
+/* keep-alive period: 0 (off) or QCN_MIN_KEEPALIVE .. QCN_MAX_KEEPALIVE us */
+static int qcn_validate_keepalive(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	u32 v = nla_get_u32(attr);
+
+	if (v && (v < QCN_MIN_KEEPALIVE || v > QCN_MAX_KEEPALIVE)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "qcn: keepalive must be 0 (off) or 100us .. 10s");
+		return -ERANGE;
+	}
+	return 0;
+}
 
 static struct netlink_range_validation qcn_frac_range = {
 	.min = 1, .max = QCN_FRAC_ONE - 1,
 };
 
 static struct netlink_range_validation qcn_af_ts_range = {
-	.min = 1, .max = QCN_MAX_KEEPALIVE,
+	.min = QCN_AF_MIN_TS_US, .max = QCN_AF_MAX_TS_US,
 };
 
 static struct netlink_range_validation qcn_af_active_range = {
@@ -861,13 +974,14 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 						   QCN_CP_W_EXP_MAX),
 	[TCA_QCN_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_interval_range),
 	[TCA_QCN_SAMPLE]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_SAMPLE_MAX),
-	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_keepalive_range),
+	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_VALIDATE_FN(NLA_U32, qcn_validate_keepalive),
 	[TCA_QCN_CPID]		= { .type = NLA_U16 },
 	[TCA_QCN_AF]		= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_QCN_AF_ALPHA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_TS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_ts_range),
 	[TCA_QCN_AF_BETA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_ACTIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_active_range),
+	[TCA_QCN_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 };
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
@@ -889,9 +1003,6 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	err = nla_parse_nested(tb, TCA_QCN_MAX, opt, qcn_policy, extack);
 	if (err < 0)
 		return err;
-	err = qcn_af_validate(tb, extack);
-	if (err)
-		return err;
 
 	p = q->cp_params;
 	if (tb[TCA_QCN_QEQ])
@@ -900,15 +1011,13 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		p.w_exp = nla_get_s32(tb[TCA_QCN_W_EXP]);
 	if (tb[TCA_QCN_INTERVAL])
 		p.interval = nla_get_u32(tb[TCA_QCN_INTERVAL]);
-	if (!qcn_cp_params_valid(&p)) {
-		NL_SET_ERR_MSG(extack, "qcn: w or sample interval out of range");
-		return -EINVAL;
-	}
 
 	sch_tree_lock(sch);
 	was_two = q->sample == TC_QCN_SAMPLE_TWO;
 	if (tb[TCA_QCN_LIMIT])
 		WRITE_ONCE(q->limit, nla_get_u32(tb[TCA_QCN_LIMIT]));
+	if (tb[TCA_QCN_MEMORY_LIMIT])
+		WRITE_ONCE(q->memory_limit, nla_get_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	if (tb[TCA_QCN_RATE])
 		WRITE_ONCE(q->rate, nla_get_u64(tb[TCA_QCN_RATE]));
 	if (tb[TCA_QCN_SAMPLE])
@@ -932,7 +1041,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	if (q->af)
 		qcn_af_apply(q->af, tb);
 
-	while (sch->qstats.backlog > q->limit) {
+	while (sch->qstats.backlog > q->limit ||
+	       q->memory_usage > q->memory_limit) {
 		skb = qcn_dequeue_one(sch);
 		if (!skb)
 			break;
@@ -977,6 +1087,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	q->limit = QCN_DEF_LIMIT;
+	q->memory_limit = QCN_DEF_MEMORY_LIMIT;
 	q->sched = TC_QCN_SCHED_FIFO;
 	q->sample = TC_QCN_SAMPLE_ARRIVAL;
 	q->quantum = psched_mtu(qdisc_dev(sch));
@@ -1025,7 +1136,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_INTERVAL, READ_ONCE(q->cp_params.interval)) ||
 	    nla_put_u8(skb, TCA_QCN_SAMPLE, READ_ONCE(q->sample)) ||
 	    nla_put_u32(skb, TCA_QCN_KEEPALIVE, READ_ONCE(q->keepalive)) ||
-	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)))
+	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)) ||
+	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
 		goto nla_put_failure;
 	if (q->af && qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
@@ -1041,12 +1153,21 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct tc_qcn_xstats st;
 
-	spin_lock_bh(&q->cnm_lock);
+	/*
+	 * One snapshot: the sampling counters, qold and the flow count change
+	 * under the root lock (enqueue, keep-alive), the CNM counters under
+	 * cnm_lock (also taken inside the root lock by enqueue), as sch_fq
+	 * dumps its counters under sch_tree_lock.
+	 */
+	sch_tree_lock(sch);
+	spin_lock(&q->cnm_lock);
 	st = q->stats;
-	spin_unlock_bh(&q->cnm_lock);
+	spin_unlock(&q->cnm_lock);
 	st.qold = q->cp.qold;
 	st.flows = q->nr_active;
+	st.memory_usage = q->memory_usage;
 	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
+	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

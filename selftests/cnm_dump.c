@@ -10,9 +10,12 @@
  * Linux cooked captures (tcpdump -i any: LINUX_SLL2, LINUX_SLL).
  *
  * Line format (key=value, for tests to assert on):
- *   cnm src=MAC dst=MAC ver=N qfb=N cpid=HEX16 qoff=N qdelta=N prio=N
- *       edst=MAC msdu_len=N msdu=HEX [inner=ipv4 isrc=IP idst=IP proto=N
- *       sport=N dport=N ipcsum=ok|bad]
+ *   cnm src=MAC dst=MAC vlan=VID|none [pcp=N tpid=HEX] ver=N qfb=N
+ *       cpid=HEX16 qoff=N qdelta=N prio=N edst=MAC msdu_len=N msdu=HEX
+ *       [inner=ipv4 isrc=IP idst=IP proto=N sport=N dport=N ipcsum=ok|bad]
+ * vlan: the frame's outer 802.1Q/802.1ad tag as captured on IFACE (libpcap
+ * puts a tag the kernel took off, PACKET_AUXDATA, back in the frame; live
+ * capture sees frames before a VLAN device on IFACE strips the tag).
  * A cooked capture has no destination MAC: dst=- there.  A frame the
  * decoder rejects prints "bad src=MAC dst=MAC err=N len=N".  Frames that
  * are not CNMs are ignored.  Ends with "# cnms=N bad=N".
@@ -123,12 +126,16 @@ static void print_inner(const struct qcn_cnm *m)
 static void payload(const unsigned char *src, const unsigned char *dst,
 		    unsigned int type, const unsigned char *p, unsigned int len)
 {
+	unsigned int i, tpid = 0, tci = 0;
 	struct qcn_cnm m;
-	unsigned int i;
 	int err, tags;
 
 	for (tags = 0; tags < 2 && len >= 4 &&
 	     (type == ETH_P_8021Q || type == ETH_P_8021AD); tags++) {
+		if (!tags) {
+			tpid = type;
+			tci = get16(p);
+		}
 		type = get16(p + 2);
 		p += 4;
 		len -= 4;
@@ -149,6 +156,10 @@ static void payload(const unsigned char *src, const unsigned char *dst,
 	printf("cnm");
 	print_mac("src", src);
 	print_mac("dst", dst);
+	if (tpid)
+		printf(" vlan=%u pcp=%u tpid=0x%04x", tci & 0xfff, tci >> 13, tpid);
+	else
+		printf(" vlan=none");
 	printf(" ver=%u qfb=%u cpid=", m.version, m.qfb);
 	for (i = 0; i < 8; i++)
 		printf("%02x", m.cpid[i]);

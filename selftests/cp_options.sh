@@ -32,8 +32,10 @@ BAD_TC=(
 	"keepalive 20s" "keepalive 4295s" "rate 10tbit" "limit 3gb" "qeq 3gb"
 	"limit 2147483648" "interval 2gb" "active 2gb" "ts 2s" "ts 500ns"
 	"limit 100000 keepalive 20s" "sched drr rate 10tbit" "limit 1e30"
+	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
+	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 22))
+ktap_plan $((${#BAD_TC[@]} + 24))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -72,6 +74,11 @@ ktap_check "a time beyond the range (keepalive 4295s: tc's own get_time() would 
 err=$(ip netns exec "$TB-a" tc class add dev d0 parent 1:1 classid 1:2 qcn weight 1 2>&1)
 ktap_check "the kernel's rejection carries an extack message ($(head -n1 <<<"$err" | cut -c1-60))" \
 	bash -c "grep -q '^Error: qcn classes are flat' <<<'$err'"
+ktap_check "keepalive below the 100us floor: the message names the range" \
+	msg '"keepalive" 50us is out of range (100us (or 0: off) .. 10s)' keepalive 50us
+ktap_check "keepalive 100us (the floor) is accepted" \
+	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 100us &&
+		 ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 10ms"
 
 class_reject()	# OPT VALUE: tc class change fails naming the option
 {
@@ -106,6 +113,27 @@ d2=$(printf '%s' "$S" | jq '.[0].drops')
 ktap_info "backlog $b1 -> $b2 after limit 20000, drops $d2"
 ktap_check "a standing queue built up" test "$b1" -gt 40000
 ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
+nsx a tc qdisc del dev va root
+
+# memory_limit: the queued skbs' truesize (>= their length) is bounded,
+# frames past it are dropped and counted, a lower limit trims the queue
+nsx a tc qdisc add dev va root handle 1: qcn limit 1000000 memory_limit 100000 rate 200kbit
+ktap_check "memory_limit is dumped" \
+	bash -c "ip netns exec $TB-a tc -j qdisc show dev va | jq -e '.[0].options.memory_limit == 100000' >/dev/null"
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 150 -r 50000000 >/dev/null
+sleep 0.2
+S=$(nsx a tc -s -j qdisc show dev va)
+mu=$(printf '%s' "$S" | jq '.[0].memory_usage')
+bl=$(printf '%s' "$S" | jq '.[0].backlog')
+dom=$(printf '%s' "$S" | jq '.[0].drops_overmemory')
+dt=$(printf '%s' "$S" | jq '.[0].tail_drops')
+ktap_info "memory_limit 100000: backlog $bl B, memory_usage $mu B, drops_overmemory $dom, tail_drops $dt"
+ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl > 20000), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
+	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$bl" -gt 20000 -a "$dom" -gt 0 -a "$dt" -eq 0
+nsx a tc qdisc change dev va root qcn memory_limit 20000
+mu2=$(nsx a tc -s -j qdisc show dev va | jq '.[0].memory_usage')
+ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000)" \
+	test "$mu2" -le 20000 -a "$mu2" -lt "$mu"
 nsx a tc qdisc del dev va root
 
 # rate paces the dequeue: a saturating sender, bytes sent over ~2 s

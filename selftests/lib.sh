@@ -138,7 +138,12 @@ qcn_load_module()
 	modprobe -q "$mod" 2>/dev/null && return 0
 	for ko in "$QCN_TOP/build/$(uname -r)/$mod/$mod.ko" \
 		  "$QCN_TOP/$mod/$mod.ko"; do
-		[ -f "$ko" ] && insmod "$ko" 2>/dev/null && return 0
+		[ -f "$ko" ] || continue
+		# insmod resolves no dependencies (sch_qcn needs bridge's VLAN helpers)
+		for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr , ' '); do
+			modprobe -q "$dep" 2>/dev/null
+		done
+		insmod "$ko" 2>/dev/null && return 0
 	done
 	lsmod | grep -q "^$mod " && return 0
 	return 1

@@ -14,13 +14,15 @@
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... qcn [ limit BYTES ] [ rate RATE ] [ sched fifo|drr ]\n"
+		"Usage: ... qcn [ limit BYTES ] [ memory_limit BYTES ] [ rate RATE ]\n"
+		"               [ sched fifo|drr ]\n"
 		"               [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
 		"               [ sample arrival|occupancy|two-samples ]\n"
 		"               [ keepalive TIME ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
 		"               [ beta FRAC ] [ active BYTES ]\n"
 		"  limit     queue limit, 1 .. 2^31-1 bytes (default 150000)\n"
+		"  memory_limit  limit on the truesize of the queued skbs, bytes (default 32Mb)\n"
 		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
 		"  sched     fifo (default) or per-flow deficit round robin\n"
 		"  qeq       queue set point Qeq (default 26000 bytes)\n"
@@ -77,8 +79,8 @@ static int bad(const char *what, const char *arg)
 }
 
 static const char * const qcn_opts[] = {
-	"limit", "rate", "sched", "qeq", "w", "interval", "sample", "keepalive",
-	"cpid", "af", "alpha", "ts", "beta", "active", NULL
+	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
+	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -89,6 +91,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	struct rtattr *tail;
 	__u64 limit = 0, qeq = 0, interval = 0, keepalive = 0, ts = 0, active = 0;
 	__u32 cpid = 0, alpha = 0, beta = 0;
+	__u64 memory_limit = 0;
+	bool has_memory_limit = false;
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false;
@@ -117,6 +121,10 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (tcq_get_size(&limit, "qcn", opt, *argv, 1, TC_QCN_MAX_SIZE))
 				return -1;
 			has_limit = true;
+		} else if (strcmp(opt, "memory_limit") == 0) {
+			if (tcq_get_size(&memory_limit, "qcn", opt, *argv, 1, TC_QCN_MAX_SIZE))
+				return bad(opt, *argv);
+			has_memory_limit = true;
 		} else if (strcmp(opt, "rate") == 0) {
 			if (tcq_get_rate(&rate, "qcn", opt, *argv, 0, TC_QCN_MAX_RATE))
 				return -1;
@@ -152,6 +160,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			else if (tcq_get_time(&keepalive, "qcn", opt, *argv, 0,
 					      TC_QCN_MAX_KEEPALIVE))
 				return -1;
+			if (keepalive && keepalive < TC_QCN_MIN_KEEPALIVE)
+				return tcq_range("qcn", opt, *argv, "100us (or 0: off)", "10s");
 			has_keepalive = true;
 		} else if (strcmp(opt, "cpid") == 0) {
 			if (tcq_get_uint(&cpid, "qcn", opt, *argv, 0, 0xffff))
@@ -172,7 +182,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return tcq_range("qcn", opt, *argv, "0", "1, both excluded");
 			*(opt[0] == 'a' ? &alpha : &beta) = v;
 		} else if (strcmp(opt, "ts") == 0) {
-			if (tcq_get_time(&ts, "qcn", opt, *argv, 1, TC_QCN_MAX_AF_TS))
+			if (tcq_get_time(&ts, "qcn", opt, *argv, TC_QCN_MIN_AF_TS,
+					 TC_QCN_MAX_AF_TS))
 				return -1;
 		} else if (strcmp(opt, "active") == 0) {
 			if (tcq_get_size(&active, "qcn", opt, *argv, 0, TC_QCN_MAX_SIZE))
@@ -186,6 +197,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
 		addattr32(n, TCP_MAXLEN, TCA_QCN_LIMIT, limit);
+	if (has_memory_limit)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_MEMORY_LIMIT, memory_limit);
 	if (has_rate)
 		addattr64(n, TCP_MAXLEN, TCA_QCN_RATE, rate);
 	if (sched >= 0)
@@ -273,6 +286,9 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
 		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	return 0;
 }
 
@@ -331,6 +347,9 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	tcp_uint("flows", " flows %u", st.flows);
 	tcp_uint("af_classes", " af_classes %u", st.af_classes);
 	tcp_u64("gso_split", " gso_split %llu", st.gso_split);
+	/* 0 from a module older than this plugin (the tail is zeroed) */
+	tcp_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
+	tcp_uint("memory_usage", " memory_usage %u", st.memory_usage);
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

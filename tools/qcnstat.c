@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,12 +296,16 @@ static int on_msg(struct nl_msg *msg, void *arg)
 			void *x = nla_data(st[TCA_STATS_APP]);
 			int len = nla_len(st[TCA_STATS_APP]);
 
+			/* older modules send a shorter struct (no gso_split, no
+			 * memory counters): the fields shown here are all there
+			 */
 			if (!strcmp(kind, "qcn") && !cls &&
-			    len >= (int)sizeof(struct tc_qcn_xstats)) {
+			    len >= (int)offsetof(struct tc_qcn_xstats, gso_split)) {
 				struct tc_qcn_xstats s;
 				__u64 c = 0;
 
-				memcpy(&s, x, sizeof(s));
+				memset(&s, 0, sizeof(s));
+				memcpy(&s, x, len < (int)sizeof(s) ? (size_t)len : sizeof(s));
 				for (i = 0; i < __TC_QCN_SAMPLE_MAX; i++)
 					c += s.cnm_sent[i];
 				SETF(&r, F_SAMPLES, "%llu", (unsigned long long)s.samples);

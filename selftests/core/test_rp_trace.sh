@@ -4,8 +4,8 @@
 # KTAP tests for tools/qcn-rp-trace with hand-checked numbers.
 # Defaults: line 10 Gb/s (G = 10^9), Gd = 1/128, R_AI 5 Mb/s, R_HAI 50 Mb/s,
 # BC 150000 B, T 15 ms, threshold 5, min dec 50 %, min rate 5 Mb/s.
-# Rules (include/qcn/qcn_rp.h): CNM: TR <- CR if at line rate or byte stage
-# != 0; CR <- CR - floor(CR*qFb/128) (>= CR/2, >= 5M).  Expiry: stage++;
+# Rules (include/qcn/qcn_rp.h): CNM: TR <- CR and the byte counter reloads
+# if at line rate or byte stage != 0; CR <- CR - floor(CR*qFb/128) (>= CR/2, >= 5M).  Expiry: stage++;
 # HAI if min(stages) > 5: TR += 50M*(min-5); AI if max(stages) > 5:
 # TR += 5M; CR <- floor((CR+TR)/2); release when CR >= line rate.
 # Reloads: BC / T while the counter's stage <= 5, BC/2 / T/2 after.
@@ -202,6 +202,37 @@ check "jitter: another seed, another output" test "$(cat "$TMP/j1")" != "$(cat "
 first=$(sed -n 2p "$TMP/j1" | sed 's/^t_us=\([0-9]*\) .*/\1/')
 check "jitter: first expiry within 15 ms +-15 % ($first us)" \
 	test "${first:-0}" -ge 12750 -a "${first:-0}" -le 17250
+
+# ---------------------------------------------------------------------------
+# (3b) A CNM reloads the byte counter only with TR <- CR (802.1Qau RP
+# pseudo-code; ns-3 rp-net-device.cc): at line rate or byte stage != 0.
+# t=0   CNM 63, new limiter: TR = 10G, CR = 5078125000, BC 150000 loaded
+# t=100 100000 bytes: 50000 left, no expiry (no line)
+# t=200 CNM 10, byte stage 0 and CR < line: TR stays 10G, counter keeps
+#       50000; 5078125000*10/128 = 396728515.6 -> CR = 4681396485
+# t=300 50000 bytes end the cycle: FR, CR = (4681396485 + 10G)/2 = 7340698242
+# t=400 CNM 10, byte stage 1: TR <- 7340698242, BC reloads;
+#       7340698242*10/128 = 573492050.2 -> CR = 6767206192
+# t=500 149999 bytes: no expiry; t=600 1 byte: CR = (6767206192 +
+#       7340698242)/2 = 7053952217
+# (The old rule, reload at every CNM, printed no line at t=300.)
+# ---------------------------------------------------------------------------
+cat > "$TMP/want" <<'EOF2'
+t_us=0 cr_bps=5078125000 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr
+t_us=200 cr_bps=4681396485 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr
+t_us=300 cr_bps=7340698242 tr_bps=10000000000 bc_stage=1 timer_stage=0 state=fr
+t_us=400 cr_bps=6767206192 tr_bps=7340698242 bc_stage=0 timer_stage=0 state=fr
+t_us=600 cr_bps=7053952217 tr_bps=7340698242 bc_stage=1 timer_stage=0 state=fr
+EOF2
+expect_out "cnm: byte counter reloads only with TR <- CR (line rate or byte stage != 0)" --no-jitter <<'EOF2'
+t_us=0 cnm qfb=63
+t_us=100 tx bytes=100000
+t_us=200 cnm qfb=10
+t_us=300 tx bytes=50000
+t_us=400 cnm qfb=10
+t_us=500 tx bytes=149999
+t_us=600 tx bytes=1
+EOF2
 
 # ---------------------------------------------------------------------------
 # (4) bad input: exit 2 and a message naming the line

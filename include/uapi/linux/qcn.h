@@ -30,7 +30,9 @@
  */
 #define TC_QCN_MAX_SIZE		0x7fffffffU	/* limit, qeq, interval, active */
 #define TC_QCN_MAX_RATE		(1ULL << 40)	/* bytes/s, ~8.8 Tbit/s */
+#define TC_QCN_MIN_KEEPALIVE	100		/* us (or 0: off) */
 #define TC_QCN_MAX_KEEPALIVE	10000000	/* us */
+#define TC_QCN_MIN_AF_TS	1000		/* us */
 #define TC_QCN_MAX_AF_TS	1000000		/* us */
 #define TC_QCN_CLASS_MAX_WEIGHT	65535
 #define TC_QCN_RP_MAX_RATE	(10000000000000ULL / 8)	/* 10 Tbit/s in bytes/s */
@@ -74,6 +76,7 @@ enum {
 	TCA_QCN_AF_BETA,	/* u32: EWMA beta, 1/65536 units, (0, 1) */
 	TCA_QCN_AF_ACTIVE,	/* u32: active_thresh, bytes per Ts */
 	TCA_QCN_PAD,
+	TCA_QCN_MEMORY_LIMIT,	/* u32: queued skbs' truesize limit, bytes */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -104,6 +107,9 @@ struct tc_qcn_xstats {
 	__u32	flows;			/* DRR flows with backlog */
 	__u32	af_classes;		/* AF-QCN classes + tracked flows */
 	__u64	gso_split;		/* GSO skbs queued as their frames */
+	__u64	drops_overmemory;	/* dropped at memory_limit */
+	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
+	__u32	pad;
 };
 
 struct tc_qcn_class_xstats {
