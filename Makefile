@@ -9,6 +9,10 @@
 #   make check           set up, build, run every test; ends "N passed, N failed"
 #   make demo            set up, build, run the closed-loop demo in a guest
 #   make unit            userspace unit tests of the algorithm cores only
+#   make experiments     the papers' experiments (scripts/experiments/*):
+#                        qcn-sim, plus the modules when run as root with
+#                        them loadable (e.g. under scripts/uml-run); CSV and
+#                        PNG in out/experiments/ (QUICK=1: the --quick runs)
 
 TOP := $(CURDIR)
 UNAME_R := $(shell uname -r)
@@ -21,6 +25,10 @@ KSRC := Kbuild $(wildcard sch_qcn/Kbuild sch_qcn/*.[ch] rp_limiter/Kbuild rp_lim
 	$(shell find include -name '*.h')
 
 TC_PLUGIN_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/tc) /usr/lib/tc)
+# tshark -G folders: "Global Lua Plugins" (Debian's; else another distro's)
+WIRESHARK_LUA_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/wireshark/plugins \
+		       /usr/lib64/wireshark/plugins /usr/lib/wireshark/plugins) \
+		       /usr/lib/x86_64-linux-gnu/wireshark/plugins)
 MODDIR = /lib/modules/$(KVER)/extra
 
 all: modules plugins tools
@@ -37,6 +45,17 @@ kernels:
 		test -e .cache/kernels/$$k/build || { echo "kernel $$k not set up: run scripts/setup" >&2; exit 1; }; \
 		$(MAKE) --no-print-directory modules KDIR=$(TOP)/.cache/kernels/$$k/build || exit 1; \
 	done
+	@for f in normal debug; do \
+		$(MAKE) --no-print-directory uml-modules UML_FLAVOR=$$f || exit 1; \
+	done
+
+# Modules for the User-Mode Linux testbed kernel (scripts/uml-build), in
+# build/uml-FLAVOR/ (normal or debug).
+UML_FLAVOR ?= normal
+uml-modules:
+	@d=$$(scripts/uml-build --print-dir $(if $(filter debug,$(UML_FLAVOR)),--debug)); \
+	test -f "$$d/.ok" || { echo "UML $(UML_FLAVOR) kernel not built: run scripts/setup" >&2; exit 1; }; \
+	$(MAKE) --no-print-directory modules ARCH=um KDIR=$$d/build BUILD=$(TOP)/build/uml-$(UML_FLAVOR)
 
 plugins:
 	$(MAKE) -C tc-plugin
@@ -53,6 +72,16 @@ install: modules plugins
 	@if [ -f tools/qcn-sim ]; then install -m 755 tools/qcn-sim $(DESTDIR)/usr/local/bin/; fi
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
+# the CNM / CN-TAG dissector (tools/wireshark/qcn.lua); for one user:
+# make install-wireshark WIRESHARK_LUA_DIR=~/.local/lib/wireshark/plugins
+install: install-wireshark
+install-wireshark:
+	install -d $(DESTDIR)$(WIRESHARK_LUA_DIR)
+	install -m 644 tools/wireshark/qcn.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/
+
+uninstall-wireshark:
+	rm -f $(DESTDIR)$(WIRESHARK_LUA_DIR)/qcn.lua
+
 setup:
 	@scripts/setup
 
@@ -66,6 +95,13 @@ demo: setup
 	@$(MAKE) -s all
 	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo -- scripts/demo
 
+EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
+experiments: tools
+	@for e in $(EXPERIMENTS); do \
+		echo "==== $$e"; \
+		scripts/experiments/$$e $(if $(QUICK),--quick) $(TOP)/out/experiments$(if $(QUICK),-quick)/$$e || exit 1; \
+	done
+
 clean:
 	rm -rf build out
 	$(MAKE) -C tc-plugin clean
@@ -73,4 +109,5 @@ clean:
 	@if [ -f selftests/core/Makefile ]; then $(MAKE) -C selftests/core clean; fi
 	$(MAKE) -C selftests clean
 
-.PHONY: all modules kernels plugins tools install setup unit check demo clean
+.PHONY: all modules kernels uml-modules plugins tools install setup unit check demo experiments clean
+.PHONY: install-wireshark uninstall-wireshark

@@ -57,6 +57,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
+#include <net/qcn_gso.h>
 #include <uapi/linux/qcn.h>
 #include <qcn/qcn_rp.h>
 #include <qcn/qcn_cnm.h>
@@ -455,6 +456,57 @@ static struct packet_type rp_cnm_pt __read_mostly = {
 
 /* ------------------------------------------------------------ qdisc ops */
 
+/* Under q->lock: queue one frame on lim, behind its queued ones. */
+static void rp_limiter_add(struct rp_sched *q, struct rp_limiter *lim,
+			   struct sk_buff *skb)
+{
+	if (lim->tail)
+		lim->tail->next = skb;
+	else
+		lim->head = skb;
+	lim->tail = skb;
+	skb->next = NULL;
+	lim->qlen++;
+	lim->backlog += qdisc_pkt_len(skb);
+	if (!lim->queued) {
+		u64 now = ktime_get_ns();
+
+		if (lim->time_next < now)
+			lim->time_next = now;
+		rp_sched_insert(q, lim);
+	}
+	q->st.throttled++;
+}
+
+/*
+ * Under q->lock: a GSO skb of a limited flow goes on lim as its Ethernet
+ * frames, each paced at CR and counted by the byte counter, as a NIC's
+ * limiter paces the frames its TSO engine cuts.  Pacing the 64 KB skb as
+ * one unit would send line-rate bursts of 44 frames at any CR, and a CP
+ * with Qeq 26 KB would see congestion at every average rate.  Unlimited
+ * flows keep their GSO skbs (no cost while QCN is idle).
+ */
+static int rp_limiter_add_gso(struct rp_sched *q, struct rp_limiter *lim,
+			      struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, nb = 0;
+	struct sk_buff *segs, *next;
+
+	segs = qcn_gso_segment(skb, sch, to_free);
+	if (segs)
+		q->st.gso_split++;
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		rp_limiter_add(q, lim, segs);
+		qdisc_qstats_backlog_inc(sch, segs);
+		sch->q.qlen++;
+		nb++;
+		len += qdisc_pkt_len(segs);
+	}
+	return qcn_gso_enqueued(sch, nb, prev_len, len);
+}
+
 static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
@@ -464,6 +516,7 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct rp_limiter *lim;
 	struct rp_flow *f;
 	u32 h, b;
+	int ret;
 
 	if (unlikely(sch->qstats.backlog + len > READ_ONCE(q->limit))) {
 		spin_lock(&q->lock);
@@ -493,26 +546,15 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	lim = f ? f->lim : NULL;
 	if (f)
 		f->last_tx = jiffies;
-	if (lim) {
-		if (lim->tail)
-			lim->tail->next = skb;
-		else
-			lim->head = skb;
-		lim->tail = skb;
-		skb->next = NULL;
-		lim->qlen++;
-		lim->backlog += len;
-		if (!lim->queued) {
-			u64 now = ktime_get_ns();
-
-			if (lim->time_next < now)
-				lim->time_next = now;
-			rp_sched_insert(q, lim);
-		}
-		q->st.throttled++;
-	} else {
-		__qdisc_enqueue_tail(skb, &q->direct);
+	if (lim && skb_is_gso(skb)) {
+		ret = rp_limiter_add_gso(q, lim, skb, sch, to_free);
+		spin_unlock(&q->lock);
+		return ret;
 	}
+	if (lim)
+		rp_limiter_add(q, lim, skb);
+	else
+		__qdisc_enqueue_tail(skb, &q->direct);
 	spin_unlock(&q->lock);
 
 	qdisc_qstats_backlog_inc(sch, skb);

@@ -51,6 +51,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
+#include <net/qcn_gso.h>
 
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
@@ -65,19 +66,38 @@
 #define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
+/*
+ * Pacing: the watchdog may fire up to this late (as fq's timer_slack), so
+ * that one wake-up serves a few frames (4 of 1514 bytes at 500 Mbit/s)
+ * instead of one hrtimer per frame; time_next keeps the schedule, so the
+ * rate stays exact and only bursts of that length appear.
+ */
+#define QCN_TIMER_SLACK		(100 * NSEC_PER_USEC)
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
 	u32	af_handle;	/* from qcn_af_enqueue() */
+	u32	off;		/* indexed: the flow's byte count at enqueue */
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
 };
 
+/*
+ * A flow queue.  Unindexed (arrival sampling, no keep-alive: no culprit
+ * is ever searched for) it is a list through skb->next.  Indexed, it is an
+ * rbtree of its skbs (skb->rbnode, as sch_fq keeps them) keyed by their
+ * enqueue offset, appended at the rightmost node: O(1) amortized to add
+ * and remove, O(log n) to find the frame holding a byte; q->index, a
+ * Fenwick tree over the flows' backlogs (DRR), finds the flow.
+ */
 struct qcn_flow {
-	struct sk_buff	*head;
+	struct sk_buff	*head;		/* unindexed */
 	struct sk_buff	*tail;
+	struct rb_root_cached tree;	/* indexed */
+	struct rb_node	*last;		/* indexed: the rightmost node */
 	struct list_head flowchain;	/* on q->active while backlogged */
 	u32		backlog;	/* bytes */
+	u32		in_off;		/* indexed: bytes ever queued, mod 2^32 */
 	int		deficit;
 };
 
@@ -116,6 +136,8 @@ struct qcn_sched_data {
 	struct qcn_cp_params cp_params;
 
 	struct qcn_flow	*flows;		/* QCN_FLOWS; FIFO uses flows[0] */
+	u32		*index;		/* QCN_FLOWS + 1: flow backlogs (DRR) */
+	bool		indexed;	/* occupancy culprits can be asked for */
 	struct list_head active;
 	u32		quantum;
 	u32		backlog;	/* bytes in the flow queues */
@@ -192,6 +214,74 @@ static void qcn_pci_use(struct qcn_sched_data *q, bool use)
 
 /* ----------------------------------------------------------- the queues */
 
+/*
+ * Indexed flows keep their skbs in an rbtree, whose node overlays skb->dev
+ * (restored at dequeue): what reads skb->dev while the skb is queued must
+ * run before it is linked.  Two-samples reads skb_get_hash() of queued
+ * frames, and the flow dissector reads skb->dev: hash it first.
+ */
+static bool qcn_needs_index(u8 sample, u32 keepalive)
+{
+	return sample != TC_QCN_SAMPLE_ARRIVAL || keepalive;
+}
+
+static void qcn_flow_link(struct qcn_sched_data *q, struct qcn_flow *flow,
+			  struct sk_buff *skb)
+{
+	struct qcn_skb_cb *cb = qcn_cb(skb);
+	struct rb_node **link;
+
+	if (!q->indexed) {
+		skb->next = NULL;
+		if (!flow->head)
+			flow->head = skb;
+		else
+			flow->tail->next = skb;
+		flow->tail = skb;
+		return;
+	}
+	if (q->sample == TC_QCN_SAMPLE_TWO)
+		skb_get_hash(skb);
+	cb->off = flow->in_off;
+	flow->in_off += qdisc_pkt_len(skb);
+	/* offsets only grow: the new node is the rightmost one */
+	link = flow->last ? &flow->last->rb_right : &flow->tree.rb_root.rb_node;
+	rb_link_node(&skb->rbnode, flow->last, link);
+	rb_insert_color_cached(&skb->rbnode, &flow->tree, !flow->last);
+	flow->last = &skb->rbnode;
+	if (q->sched == TC_QCN_SCHED_DRR)
+		qcn_culprit_index_add(q->index, QCN_FLOWS, cb->flow,
+				      qdisc_pkt_len(skb));
+}
+
+/* Unlink the head frame of a backlogged flow. */
+static struct sk_buff *qcn_flow_unlink(struct qcn_sched_data *q,
+				       struct qcn_flow *flow)
+{
+	struct rb_node *n;
+	struct sk_buff *skb;
+
+	if (!q->indexed) {
+		skb = flow->head;
+		flow->head = skb->next;
+		if (!flow->head)
+			flow->tail = NULL;
+		skb_mark_not_on_list(skb);
+		return skb;
+	}
+	n = rb_first_cached(&flow->tree);
+	rb_erase_cached(n, &flow->tree);
+	if (flow->last == n)
+		flow->last = NULL;
+	skb = rb_to_skb(n);
+	skb_mark_not_on_list(skb);
+	skb->dev = qdisc_dev(q->sch);
+	if (q->sched == TC_QCN_SCHED_DRR)
+		qcn_culprit_index_add(q->index, QCN_FLOWS, qcn_cb(skb)->flow,
+				      0U - qdisc_pkt_len(skb));
+	return skb;
+}
+
 static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 {
 	struct qcn_skb_cb *cb = qcn_cb(skb);
@@ -200,12 +290,7 @@ static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 	cb->flow = q->sched == TC_QCN_SCHED_DRR ?
 		   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
 	flow = &q->flows[cb->flow];
-	skb->next = NULL;
-	if (!flow->head)
-		flow->head = skb;
-	else
-		flow->tail->next = skb;
-	flow->tail = skb;
+	qcn_flow_link(q, flow, skb);
 	flow->backlog += qdisc_pkt_len(skb);
 	q->backlog += qdisc_pkt_len(skb);
 	if (list_empty(&flow->flowchain)) {
@@ -228,14 +313,11 @@ static struct sk_buff *qcn_flow_dequeue(struct qcn_sched_data *q)
 			list_move_tail(&flow->flowchain, &q->active);
 			continue;
 		}
-		skb = flow->head;
-		flow->head = skb->next;
-		skb_mark_not_on_list(skb);
+		skb = qcn_flow_unlink(q, flow);
 		flow->backlog -= qdisc_pkt_len(skb);
 		q->backlog -= qdisc_pkt_len(skb);
 		flow->deficit -= qdisc_pkt_len(skb);
-		if (!flow->head) {
-			flow->tail = NULL;
+		if (q->indexed ? RB_EMPTY_ROOT(&flow->tree.rb_root) : !flow->head) {
 			list_del_init(&flow->flowchain);
 			q->nr_active--;
 		}
@@ -256,8 +338,11 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 	return skb;
 }
 
-/* Re-sort the queued frames after a change of 'sched' (under the lock). */
-static void qcn_resort(struct qcn_sched_data *q, u8 sched)
+/*
+ * Re-queue the queued frames after a change of 'sched' or of the flows'
+ * layout (indexed or not, frames hashed or not), under the lock.
+ */
+static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed)
 {
 	struct sk_buff_head list;
 	struct sk_buff *skb;
@@ -266,28 +351,46 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched)
 	while ((skb = qcn_flow_dequeue(q)) != NULL)
 		__skb_queue_tail(&list, skb);
 	q->sched = sched;
+	q->indexed = indexed;
 	while ((skb = __skb_dequeue(&list)) != NULL)
 		qcn_flow_add(q, skb);
 }
 
 /* ------------------------------------------------------------- culprits */
 
-/* The frame holding occupied byte 'offset' (QCN-OS), walking every flow. */
+/*
+ * The frame holding a uniformly random occupied byte (QCN-OS), in
+ * O(log n): the flow from q->index, then the frame by enqueue offset.
+ * Only indexed queues are searched (qcn_needs_index()).
+ */
 static struct sk_buff *qcn_occupied(struct qcn_sched_data *q, u32 rnd)
 {
 	u32 off = qcn_culprit_offset(q->backlog, rnd);
 	struct qcn_flow *flow;
 	struct sk_buff *skb;
+	struct rb_node *n;
+	u32 f = 0, target;
+	int c;
 
-	if (!q->backlog)
+	if (!q->backlog || !q->indexed)
 		return NULL;
-	list_for_each_entry(flow, &q->active, flowchain) {
-		if (!qcn_culprit_walk_step(&off, flow->backlog))
-			continue;
-		for (skb = flow->head; skb; skb = skb->next)
-			if (qcn_culprit_walk_step(&off, qdisc_pkt_len(skb)))
-				return skb;
-		return NULL;	/* flow->backlog out of sync: not reached */
+	if (q->sched == TC_QCN_SCHED_DRR) {
+		f = qcn_culprit_index_find(q->index, QCN_FLOWS, off, &off);
+		if (f >= QCN_FLOWS)
+			return NULL;	/* index out of sync: not reached */
+	}
+	flow = &q->flows[f];
+	n = rb_first_cached(&flow->tree);
+	if (!n)
+		return NULL;
+	target = qcn_cb(rb_to_skb(n))->off + off;
+	for (n = flow->tree.rb_root.rb_node; n; ) {
+		skb = rb_to_skb(n);
+		c = qcn_culprit_frame_cmp(qcn_cb(skb)->off, qdisc_pkt_len(skb),
+					  target);
+		if (!c)
+			return skb;
+		n = c < 0 ? n->rb_left : n->rb_right;
 	}
 	return NULL;
 }
@@ -571,28 +674,26 @@ static bool qcn_skb_is_cnm(const struct sk_buff *skb)
 	return proto && *proto == htons(ETH_P_CNM);
 }
 
-static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		       struct sk_buff **to_free)
+/* One Ethernet frame of AF handle 'handle' arrives: queue or tail-drop it, sample. */
+static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free, u32 handle)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
+	u32 len, ka, rnd, hash = 0;
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	u32 handle, len, ka, rnd;
-	bool drop;
-	int ret;
-
-	ret = qcn_af_enqueue(q->af, skb, &handle);
-	if (ret) {
-		if (ret & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
-		__qdisc_drop(skb, to_free);
-		return ret;
-	}
+	bool drop, pci;
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
 	cb->is_cnm = qdisc_dev(sch)->type == ARPHRD_ETHER && qcn_skb_is_cnm(skb);
 	len = qdisc_pkt_len(skb);
+	/* feed the index only while a two-samples instance reads it; hash
+	 * before the skb is linked (qcn_flow_link())
+	 */
+	pci = !cb->is_cnm && atomic_read(&q->qn->pci_users);
+	if (pci)
+		hash = skb_get_hash(skb);
 
 	drop = sch->qstats.backlog + len > q->limit;
 	if (!drop) {
@@ -601,9 +702,8 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		sch->q.qlen++;
 	}
 	if (!cb->is_cnm) {
-		/* feed the index only while a two-samples instance reads it */
-		if (atomic_read(&q->qn->pci_users))
-			qcn_pci_update(q->qn, skb_get_hash(skb),
+		if (pci)
+			qcn_pci_update(q->qn, hash,
 				       qcn_culprit_fill_level(q->backlog, q->limit));
 		ka = q->keepalive;
 		if (ka) {
@@ -626,6 +726,44 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
+/*
+ * Classify once (AF-QCN), then queue frames: a GSO skb is split into the
+ * Ethernet frames a switch port queues, so that queue length, sampling,
+ * culprits and CNMs act on frames (include/net/qcn_gso.h).
+ */
+static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+	unsigned int prev_len, len = 0, nb = 0;
+	struct sk_buff *segs, *next;
+	u32 handle;
+	int ret;
+
+	ret = qcn_af_enqueue(q->af, skb, &handle);
+	if (ret) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	if (!skb_is_gso(skb))
+		return qcn_enqueue_frame(skb, sch, to_free, handle);
+
+	prev_len = qdisc_pkt_len(skb);
+	segs = qcn_gso_segment(skb, sch, to_free);
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		if (qcn_enqueue_frame(segs, sch, to_free, handle) ==
+		    NET_XMIT_SUCCESS) {
+			nb++;
+			len += qdisc_pkt_len(segs);
+		}
+	}
+	q->stats.gso_split += nb > 0;
+	return qcn_gso_enqueued(sch, nb, prev_len, len);
+}
+
 static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
@@ -638,7 +776,8 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 	if (rate) {
 		now = ktime_get_ns();
 		if (now < q->time_next) {
-			qdisc_watchdog_schedule_ns(&q->watchdog, q->time_next);
+			qdisc_watchdog_schedule_range_ns(&q->watchdog, q->time_next,
+							 QCN_TIMER_SLACK);
 			return NULL;
 		}
 	}
@@ -739,6 +878,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int dropped = 0, dropped_len = 0;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
+	bool was_two, indexed;
+	u8 sched;
 	int err;
 
 	if (!opt) {
@@ -765,6 +906,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
+	was_two = q->sample == TC_QCN_SAMPLE_TWO;
 	if (tb[TCA_QCN_LIMIT])
 		WRITE_ONCE(q->limit, nla_get_u32(tb[TCA_QCN_LIMIT]));
 	if (tb[TCA_QCN_RATE])
@@ -779,8 +921,14 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cp_params.qeq, p.qeq);
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
-	if (tb[TCA_QCN_SCHED] && nla_get_u8(tb[TCA_QCN_SCHED]) != q->sched)
-		qcn_resort(q, nla_get_u8(tb[TCA_QCN_SCHED]));
+	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
+	indexed = qcn_needs_index(q->sample, q->keepalive);
+	/* queued frames join the new layout; an indexed two-samples queue
+	 * holds hashed frames only (qcn_flow_link())
+	 */
+	if (sched != q->sched || indexed != q->indexed ||
+	    (indexed && !was_two && q->sample == TC_QCN_SAMPLE_TWO))
+		qcn_resort(q, sched, indexed);
 	if (q->af)
 		qcn_af_apply(q->af, tb);
 
@@ -818,12 +966,15 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	if (!q->af)
 		return -ENOMEM;
 	q->flows = kvcalloc(QCN_FLOWS, sizeof(*q->flows), GFP_KERNEL);
-	if (!q->flows) {
+	q->index = kvcalloc(QCN_FLOWS + 1, sizeof(*q->index), GFP_KERNEL);
+	if (!q->flows || !q->index) {
 		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
 		return -ENOMEM;
 	}
-	for (i = 0; i < QCN_FLOWS; i++)
+	for (i = 0; i < QCN_FLOWS; i++) {
 		INIT_LIST_HEAD(&q->flows[i].flowchain);
+		q->flows[i].tree = RB_ROOT_CACHED;
+	}
 
 	q->limit = QCN_DEF_LIMIT;
 	q->sched = TC_QCN_SCHED_FIFO;
@@ -849,9 +1000,10 @@ static void qcn_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	cancel_work_sync(&q->cnm_work);
 	qcn_pci_use(q, false);
-	if (q->flows)
+	if (q->flows && q->index)
 		qcn_purge(sch);
 	kvfree(q->flows);
+	kvfree(q->index);
 	if (q->af)
 		qcn_af_destroy(q->af);
 }

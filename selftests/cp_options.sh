@@ -117,7 +117,7 @@ sleep 2
 t1=$(date +%s%N); s1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
 kbit=$(( (s1 - s0) * 8 * 1000000 / (t1 - t0) ))
 ktap_info "rate 10mbit: $kbit kbit/s dequeued"
-ktap_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
+ktap_rate_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
 	test "$kbit" -ge 8000 -a "$kbit" -le 12000
 wait
 nsx a tc qdisc del dev va root

@@ -304,9 +304,12 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 		print_class_xstats(&cst);
 		return 0;
 	}
-	if ((size_t)RTA_PAYLOAD(xstats) < sizeof(st))
+	/* a module older than this plugin sends no gso_split */
+	if ((size_t)RTA_PAYLOAD(xstats) < offsetof(struct tc_qcn_xstats, gso_split))
 		return -1;
-	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+	memset(&st, 0, sizeof(st));
+	memcpy(&st, RTA_DATA(xstats),
+	       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
 	tcp_u64("samples", "  samples %llu", st.samples);
 	tcp_u64("keepalive_samples", " keepalive_samples %llu",
@@ -327,6 +330,7 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	tcp_uint("qold", " qold %u", st.qold);
 	tcp_uint("flows", " flows %u", st.flows);
 	tcp_uint("af_classes", " af_classes %u", st.af_classes);
+	tcp_u64("gso_split", " gso_split %llu", st.gso_split);
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

@@ -268,10 +268,14 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 		tcp_uint("backlog", " backlog %u", c->backlog);
 		return 0;
 	}
-	if (RTA_PAYLOAD(xstats) < (int)sizeof(struct tc_qcn_rp_xstats))
+	/* a module older than this plugin sends no gso_split */
+	if (RTA_PAYLOAD(xstats) < (int)offsetof(struct tc_qcn_rp_xstats, gso_split))
 		return -1;
 	{
-		const struct tc_qcn_rp_xstats *s = RTA_DATA(xstats);
+		struct tc_qcn_rp_xstats st = {}, *s = &st;
+
+		memcpy(&st, RTA_DATA(xstats),
+		       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
 		tcp_u64("cnm_rx", "  cnm_rx %llu", (unsigned long long)s->cnm_rx);
 		tcp_u64("cnm_matched", " matched %llu",
@@ -295,6 +299,8 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			(unsigned long long)s->throttled);
 		tcp_u64("limit_drops", " limit_drops %llu",
 			(unsigned long long)s->drops);
+		tcp_u64("gso_split", " gso_split %llu",
+			(unsigned long long)s->gso_split);
 	}
 	return 0;
 }

@@ -156,8 +156,13 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "tc_units.h"
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
 
 static inline int tcq_bad(const char *kind, const char *what, const char *arg)
 {

@@ -103,6 +103,7 @@ struct tc_qcn_xstats {
 	__u32	last_qfb;		/* qFb of the last sample */
 	__u32	flows;			/* DRR flows with backlog */
 	__u32	af_classes;		/* AF-QCN classes + tracked flows */
+	__u64	gso_split;		/* GSO skbs queued as their frames */
 };
 
 struct tc_qcn_class_xstats {
@@ -168,6 +169,7 @@ struct tc_qcn_rp_xstats {
 	__u64	drops;			/* dropped at limit */
 	__u32	limiters_active;
 	__u32	flows;			/* flows tracked (recently sent) */
+	__u64	gso_split;		/* GSO skbs of limited flows paced as frames */
 };
 
 enum tc_qcn_rp_state {

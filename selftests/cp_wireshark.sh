@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The Wireshark dissector (tools/wireshark/qcn.lua) agrees with the
+# project's codec (include/qcn/qcn_cnm.h, through cnm_dump) field for field:
+#  - on CNMs a congested qcn port sends (h1, h2 -> bridge -> r, captured
+#    with tcpdump on h1 and h2), including the encapsulated IPv4/UDP header
+#    of the host's own stream as tshark dissects it;
+#  - on crafted CNMs sweeping every field's edges and on every malformed
+#    kind the codec rejects (same error code), and on CN-TAG frames (Flow
+#    ID, next EtherType, the IPv4/UDP behind it);
+#  - installed by `make install-wireshark` into a personal plugin folder,
+#    tshark finds it without -X.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd tshark tcpdump mergecap python3 jq
+qcn_require_modules sch_qcn
+DUMP="$QCN_TOP/selftests/cnm_dump"
+SEND="$QCN_TOP/selftests/udp_send"
+LUA="$QCN_TOP/tools/wireshark/qcn.lua"
+[ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "cnm_dump/udp_send not built (make -C selftests all)"
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+: >"$TMP/ts.err"
+
+# tshark ARGS...: with the dissector; stderr into $TMP/ts.err without the
+# warning tshark always prints as root ("Running as user "root" ...")
+ts()
+{
+	local rc
+	HOME="$TS_HOME" tshark "${TS_LOAD[@]}" "$@" 2>"$TMP/ts.err1"
+	rc=$?
+	grep -v '^Running as user "root" and group "root"' "$TMP/ts.err1" >>"$TMP/ts.err"
+	return $rc
+}
+
+# A copy of the dissector installed for this user or system-wide is loaded
+# by every tshark: loading the tree's copy as well would register "cnm"
+# twice.  Test the installed one if it is this tree's, else say so.
+TS_HOME=$HOME
+TS_LOAD=(-X "lua_script:$LUA")
+installed=""
+while IFS=$'\t' read -r what dir; do
+	case "$what" in
+	*"Lua Plugins:") ;;
+	*) continue ;;
+	esac
+	dir=$(echo "$dir" | sed 's/^[[:space:]]*//')
+	for f in "$dir"/*.lua; do
+		grep -qs 'Proto("cnm"' "$f" && installed=$f
+	done
+done < <(tshark -G folders 2>/dev/null)
+if [ -n "$installed" ]; then
+	cmp -s "$installed" "$LUA" ||
+		ktap_skip_all "$installed differs from tools/wireshark/qcn.lua (make install-wireshark)"
+	TS_LOAD=()
+fi
+
+ktap_plan 12
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+tb_ns ca && tb_ns cb && tb_veth ca eth0 cb eth0 || ktap_skip_all "cannot build the testbed"
+
+PORT_MAC=$(ip -n "$TB-sw" -br link show dev sw-pr | awk '{print $3}')
+
+# capture NS IF FILE FILTER: tcpdump in the background, returns once it listens
+capture()
+{
+	local i
+	nsbg "$1" tcpdump -Z root -U -n -i "$2" -w "$3" "$4" 2>"$3.log"
+	for i in $(seq 1 300); do
+		grep -q "listening on" "$3.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+stop_captures()	# PID...
+{
+	kill -INT "$@" 2>/dev/null
+	wait "$@" 2>/dev/null
+}
+
+# tshark -T fields -> cnm_dump's line format (cnm_dump.c), one per CNM
+FIELDS=(eth.src eth.dst frame.len cnm.error cnm.version cnm.qfb cnm.cpid cnm.qoffset
+	cnm.qdelta cnm.prio cnm.encap_dst cnm.msdu_len cnm.msdu ip.src ip.dst ip.proto
+	udp.srcport udp.dstport tcp.srcport tcp.dstport ip.checksum.status)
+ts_lines()	# PCAP
+{
+	ts -n -o ip.check_checksum:TRUE -r "$1" -Y cnm -T fields \
+		$(printf -- '-e %s ' "${FIELDS[@]}") |
+	awk -F'\t' '
+	$4 != "" { printf "bad src=%s dst=%s err=%s len=%d\n", $1, $2, $4, $3 - 14; next }
+	{
+		l = sprintf("cnm src=%s dst=%s ver=%s qfb=%s cpid=%s qoff=%s qdelta=%s prio=%s edst=%s msdu_len=%s msdu=%s",
+			    $1, $2, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		if ($14 != "") {
+			l = l sprintf(" inner=ipv4 isrc=%s idst=%s proto=%s", $14, $15, $16)
+			if ($17 != "")
+				l = l sprintf(" sport=%s dport=%s", $17, $18)
+			else if ($19 != "")
+				l = l sprintf(" sport=%s dport=%s", $19, $20)
+			l = l " ipcsum=" ($21 == 1 ? "ok" : "bad")
+		}
+		print l
+	}'
+}
+
+dump_lines()	# PCAP
+{
+	"$DUMP" -r "$1" | grep -E '^(cnm|bad) '
+}
+
+# same FILE1 FILE2 WHAT: equal and not empty, else the first differences
+same()
+{
+	[ -s "$1" ] || { ktap_info "$3: nothing decoded"; return 1; }
+	diff "$1" "$2" >"$TMP/diff" && return 0
+	ktap_info "$3: codec (<) and tshark (>) differ:"
+	head -n 8 "$TMP/diff" | sed 's/^/#   /'
+	return 1
+}
+
+# ------------------------------------------------- CNMs of a congested port
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \
+	rate 30mbit cpid 0x1234
+capture h1 eth0 "$TMP/h1.pcap" "ether proto 0x22e7" && p1=$TB_LAST_PID &&
+capture h2 eth0 "$TMP/h2.pcap" "ether proto 0x22e7" && p2=$TB_LAST_PID ||
+	ktap_skip_all "tcpdump does not start"
+nsbg h1 "$SEND" -d "$QCN_NET.100" -p 5201 -s 1200 -r 40000000 -t 4
+s1=$TB_LAST_PID
+nsbg h2 "$SEND" -d "$QCN_NET.100" -p 5202 -s 1200 -r 40000000 -t 4
+wait "$s1" "$TB_LAST_PID" 2>/dev/null
+sleep 0.5
+stop_captures "$p1" "$p2"
+mergecap -F pcap -a -w "$TMP/cp.pcap" "$TMP/h1.pcap" "$TMP/h2.pcap"
+dump_lines "$TMP/cp.pcap" >"$TMP/cp.codec"
+ts_lines "$TMP/cp.pcap" >"$TMP/cp.tshark"
+n1=$("$DUMP" -r "$TMP/h1.pcap" | grep -c '^cnm ')
+n2=$("$DUMP" -r "$TMP/h2.pcap" | grep -c '^cnm ')
+sent=$(qdisc_json sw sw-pr | jq -r '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+ktap_info "CNMs captured: h1 $n1, h2 $n2 (the port sent $sent)"
+ktap_check "the congested port's CNMs were captured on h1 ($n1) and h2 ($n2)" \
+	test "$n1" -gt 0 -a "$n2" -gt 0
+ktap_check "tshark decodes the $((n1 + n2)) captured CNMs exactly as the codec" \
+	same "$TMP/cp.codec" "$TMP/cp.tshark" "port CNMs"
+
+# the hosts' own UDP streams, as tshark dissects the encapsulated MSDU
+inner_ok()	# HOSTMAC HOSTIP DPORT: >= 95 % of the host's CNMs carry its stream
+{
+	awk -v hm="$1" -v hip="$2" -v dp="$3" -v pm="$PORT_MAC" \
+	    -v cpid="$(echo "$PORT_MAC" | tr -d :)1234" -v rip="$QCN_NET.100" '
+	$2 != hm { next }
+	{ n++ }
+	$1 == pm && $3 == cpid && $4 == hip && $5 == rip && $6 == 17 && $7 == dp && $8 == "0x0800" { ok++ }
+	END { printf "# %s: %d of %d CNMs carry %s -> %s:%s\n", hm, ok, n, hip, rip, dp
+	      exit !(n > 0 && ok * 100 >= n * 95) }' "$TMP/cp.inner"
+}
+ts -n -r "$TMP/cp.pcap" -Y cnm -T fields -e eth.src -e eth.dst -e cnm.cpid -e ip.src \
+	-e ip.dst -e ip.proto -e udp.dstport -e cnm.msdu.etype >"$TMP/cp.inner"
+ktap_check "tshark shows h1's IPv4/UDP stream (to port 5201) inside its CNMs" \
+	inner_ok 02:00:00:00:00:01 "$QCN_NET.1" 5201
+ktap_check "tshark shows h2's IPv4/UDP stream (to port 5202) inside its CNMs" \
+	inner_ok 02:00:00:00:00:02 "$QCN_NET.2" 5202
+
+# --------------------------------------- crafted CNMs and CN-TAG frames
+capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9" ||
+	ktap_skip_all "tcpdump does not start"
+p=$TB_LAST_PID
+out=$(nsx ca python3 "$QCN_TOP/selftests/cn_frames.py" eth0 \
+	"$(nsx cb cat /sys/class/net/eth0/address)" 02:00:00:00:00:7e)
+sleep 0.5
+stop_captures "$p"
+ktap_info "cn_frames.py: $out"
+dump_lines "$TMP/craft.pcap" >"$TMP/craft.codec"
+ts_lines "$TMP/craft.pcap" >"$TMP/craft.tshark"
+nc=$(grep -c '^cnm ' "$TMP/craft.codec")
+nb=$(grep -c '^bad ' "$TMP/craft.codec")
+want=$(sed -n 's/^sent CNM=\([0-9]*\).*/\1/p' <<<"$out")
+ktap_check "all $want crafted CNMs captured ($nc valid, $nb malformed)" \
+	test "$((nc + nb))" -eq "${want:-0}" -a "$nc" -gt 0 -a "$nb" -gt 0
+ktap_check "tshark agrees with the codec on every field of the crafted CNMs" \
+	same "$TMP/craft.codec" "$TMP/craft.tshark" "crafted CNMs"
+errs=$(grep -o 'err=-[0-9]' "$TMP/craft.tshark" | sort -u | tr '\n' ' ')
+prios=$(grep -o ' prio=[0-7]' "$TMP/craft.tshark" | sort -u | wc -l)
+ktap_check "the crafted set covers every decoder error ($errs) and all 8 priorities" \
+	test "$errs" = "err=-1 err=-2 err=-3 err=-4 err=-5 " -a "$prios" -eq 8
+
+ts -n -r "$TMP/craft.pcap" -Y cntag -T fields -e cntag.flowid -e cntag.etype \
+	-e ip.src -e ip.dst -e udp.srcport -e udp.dstport -e udp.length >"$TMP/cntag"
+printf '0xbeef\t0x0800\t198.18.0.7\t198.18.0.8\t4242\t4343\t108\n0x0001\t0x88b5\t\t\t\t\t\n' \
+	>"$TMP/cntag.want"
+ktap_check "CN-TAG: Flow ID and EtherType, then the IPv4/UDP frame behind it" \
+	same "$TMP/cntag.want" "$TMP/cntag" "CN-TAG"
+
+ktap_check "tshark ran without errors (its root warning aside)" test ! -s "$TMP/ts.err"
+[ -s "$TMP/ts.err" ] && head -n 5 "$TMP/ts.err" | sed 's/^/# tshark: /'
+
+# ------------------------------------------ installed where tshark looks
+if [ -n "$installed" ]; then
+	ktap_ok "installed dissector found by tshark # SKIP already installed: $installed"
+	ktap_ok "make uninstall-wireshark # SKIP already installed: $installed"
+else
+	TS_HOME="$TMP/home"
+	TS_LOAD=()
+	plug="$TS_HOME/.local/lib/wireshark/plugins"
+	make -s -C "$QCN_TOP" install-wireshark WIRESHARK_LUA_DIR="$plug" >/dev/null
+	n=$(ts -n -r "$TMP/craft.pcap" -Y "cnm || cntag" | wc -l)
+	ktap_check "make install-wireshark: tshark finds the dissector in $plug ($n frames)" \
+		test -f "$plug/qcn.lua" -a "$n" -eq "$((want + 2))" -a ! -s "$TMP/ts.err"
+	make -s -C "$QCN_TOP" uninstall-wireshark WIRESHARK_LUA_DIR="$plug" >/dev/null
+	ktap_check "make uninstall-wireshark removes it" test ! -e "$plug/qcn.lua"
+fi
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
