@@ -267,8 +267,9 @@ static int live(const char *ifname, pcap_direction_t dir, double seconds)
 		fprintf(stderr, "cnm_dump: %s\n", err);
 		return 1;
 	}
+	/* a small ring (CNMs are rare and short): quick to set up */
 	if (pcap_set_snaplen(pc, SNAPLEN) || pcap_set_immediate_mode(pc, 1) ||
-	    pcap_set_timeout(pc, 100)) {
+	    pcap_set_timeout(pc, 100) || pcap_set_buffer_size(pc, 256 << 10)) {
 		fprintf(stderr, "cnm_dump: %s: cannot set up the capture\n", ifname);
 		goto fail;
 	}
