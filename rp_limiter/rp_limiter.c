@@ -377,6 +377,16 @@ static void rp_cnm(struct rp_sched *q, const u8 *pdu, u32 len)
 		q->st.cnm_malformed++;
 		return;
 	}
+	/*
+	 * qFb 0 reports no congestion: no CP sends one (a sample with
+	 * Fb >= 0 sends nothing) and the public RP models discard it.
+	 * Acting on it would install a limiter at line rate and reset the
+	 * counters of a recovering one.
+	 */
+	if (!m.qfb) {
+		q->st.cnm_qfb0++;
+		return;
+	}
 	rp_key(q->flow_kind, m.dst, m.msdu, m.msdu_len, m.prio, &key);
 	h = rp_hash(q, &key);
 	f = rp_flow_find(q, &key, h);
@@ -429,14 +439,21 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 	u32 len = min_t(u32, skb->len, sizeof(pdu));
 	struct rp_sched *q;
 
-	if (skb->pkt_type == PACKET_OTHERHOST || skb->pkt_type == PACKET_LOOPBACK)
-		goto out;
 	rcu_read_lock();
 	q = rp_lookup(dev);
 	if (q) {
 		spin_lock(&q->lock);
 		if (!q->dead) {
-			if (skb_copy_bits(skb, 0, pdu, len))
+			/*
+			 * A CP sends a CNM to the sampled frame's source
+			 * address, never to a group; a broadcast CNM is
+			 * forged (anyone on the segment can send one), and
+			 * with `flow dst-mac` one naming the gateway would
+			 * throttle every host's traffic to it.
+			 */
+			if (skb->pkt_type != PACKET_HOST)
+				q->st.cnm_not_host++;
+			else if (skb_copy_bits(skb, 0, pdu, len))
 				q->st.cnm_malformed++;
 			else
 				rp_cnm(q, pdu, len);
@@ -444,7 +461,6 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		spin_unlock(&q->lock);
 	}
 	rcu_read_unlock();
-out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
@@ -1118,6 +1134,9 @@ static struct pernet_operations rp_net_ops = {
 static int __init rp_module_init(void)
 {
 	int err;
+
+	BUILD_BUG_ON(sizeof(struct tc_qcn_rp_xstats) ==
+		     sizeof(struct tc_qcn_rp_class_xstats));
 
 	err = register_pernet_subsys(&rp_net_ops);
 	if (err)

@@ -311,6 +311,11 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			(unsigned long long)s->drops);
 		tcp_u64("gso_split", " gso_split %llu",
 			(unsigned long long)s->gso_split);
+		print_nl();
+		tcp_u64("cnm_not_host", "  cnm not_host %llu",
+			(unsigned long long)s->cnm_not_host);
+		tcp_u64("cnm_qfb0", " qfb0 %llu",
+			(unsigned long long)s->cnm_qfb0);
 	}
 	return 0;
 }

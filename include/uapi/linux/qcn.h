@@ -139,6 +139,10 @@ enum {
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
 
+/*
+ * tc tells the qdisc's xstats from a class's by their size only: the two
+ * structs must never have the same size (the module checks it at build).
+ */
 struct tc_qcn_rp_xstats {
 	__u64	cnm_rx;
 	__u64	cnm_matched;
@@ -152,6 +156,8 @@ struct tc_qcn_rp_xstats {
 	__u32	limiters_active;
 	__u32	flows;			/* flows tracked (recently sent) */
 	__u64	gso_split;		/* GSO skbs of limited flows paced as frames */
+	__u64	cnm_not_host;		/* broadcast/multicast/other-host CNMs dropped */
+	__u64	cnm_qfb0;		/* CNMs with qFb 0 (no congestion): ignored */
 };
 
 enum tc_qcn_rp_state {

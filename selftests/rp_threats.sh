@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn_rp against forged CNMs (threat: any host on the L2 segment can send
+# frames with EtherType 0x22E7): broadcast and multicast CNMs naming a
+# live flow, unicast CNMs for flows the host never sent, CNMs from a
+# spoofed CP MAC, a CNM with qFb 0, and a flood of CNMs.  Nothing may
+# install a limiter, everything is counted, and an unthrottled flow keeps
+# its rate.
+source "$(dirname "$0")/lib_af.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 4
+qcn_dmesg_mark
+tb_init
+CNM=$QCN_TOP/selftests/cnm_send
+SINK=$QCN_TOP/selftests/udp_sink
+tmp=$(mktemp -d)
+
+tb_ns a; tb_ns b
+tb_veth a eth0 b eth0
+A=02:00:00:00:00:01
+B=02:00:00:00:00:64
+nsx a ip link set eth0 address $A
+nsx b ip link set eth0 address $B
+nsx a ip addr add "$QCN_NET.1/24" dev eth0
+nsx b ip addr add "$QCN_NET.100/24" dev eth0
+nsx a ip neigh add "$QCN_NET.100" lladdr $B dev eth0
+# cnm DST QFB SPORT [cnm_send options]: a CNM from b, sent to DST, for the
+# flow a:SPORT -> b:9000
+cnm() { nsx b "$CNM" -i eth0 -d "$1" -s $B -q "$2" -e $B \
+	-u "$QCN_NET.1:$3,$QCN_NET.100:9000" "${@:4}" > /dev/null; }
+xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
+send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter off
+send -b 5000 -r 20000000 -t 30
+sleep 1
+
+# ---------------------------------------- group-addressed CNMs (item 12)
+cnm ff:ff:ff:ff:ff:ff 63 5000
+cnm 01:80:c2:00:00:01 63 5000
+cnm 33:33:00:00:00:01 63 5000
+ktap_check "broadcast and multicast CNMs for a live flow: counted not_host, no limiter" \
+	test "$(xs cnm_not_host)/$(xs cnm_matched)/$(xs limiters_created)" = "3/0/0"
+
+# -------------------------------------------- qFb 0: no congestion (item 10)
+cnm $A 0 5000
+ktap_check "a CNM with qFb 0 for a live flow is counted and ignored" \
+	test "$(xs cnm_qfb0)/$(xs cnm_matched)/$(xs limiters_created)" = "1/0/0"
+ktap_check "tc -s shows the counters" \
+	bash -c "ip netns exec $TB-a tc -s qdisc show dev eth0 | grep -q 'cnm not_host 3 qfb0 1'"
+
+rm -rf "$tmp"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
