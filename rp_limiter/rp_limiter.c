@@ -34,9 +34,9 @@
  * (whose identity changes while a root qdisc is replaced) and without a
  * queue of pending CNMs.  sch->q.qlen and sch->qstats.backlog change only
  * in enqueue/dequeue/reset (under the root lock); the timer only moves
- * packets between our queues.  The qdisc (and q) is freed after an RCU
- * grace period, so the CNM handler may lock q->lock after destroy; it
- * then sees q->dead.
+ * packets between our queues.  q is allocated apart from the qdisc and
+ * freed after an RCU grace period (rp_q()), so the CNM handler may lock
+ * q->lock after destroy; it then sees q->dead.
  *
  * Rates: the RP core counts bit/s, netlink carries bytes/s (as tc's
  * rates); pacing is on the L2 frame length (qdisc_pkt_len), without the
@@ -126,6 +126,7 @@ struct rp_sched {
 	struct Qdisc *sch;
 	int ifindex;
 	struct list_head net_node;	/* rp_net.list, RCU */
+	struct rcu_head rcu;
 };
 
 struct rp_net {
@@ -134,6 +135,18 @@ struct rp_net {
 };
 
 static unsigned int rp_net_id __read_mostly;
+
+/*
+ * The qdisc's private area holds only a pointer to its rp_sched: the CNM
+ * handler finds rp_sched on an RCU list, and qdisc_create() frees a qdisc
+ * at once (no grace period) when it fails after ->init succeeded (a bad
+ * TCA_RATE estimator), so what the handler may touch is allocated apart
+ * and freed by kfree_rcu() in ->destroy.
+ */
+static struct rp_sched *rp_q(struct Qdisc *sch)
+{
+	return *(struct rp_sched **)qdisc_priv(sch);
+}
 
 /* ------------------------------------------------------------ flow keys */
 
@@ -526,7 +539,7 @@ static int rp_limiter_add_gso(struct rp_sched *q, struct rp_limiter *lim,
 static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_flow_key key;
 	u32 len = qdisc_pkt_len(skb);
 	struct rp_limiter *lim;
@@ -616,7 +629,7 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 
 static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct sk_buff *skb = NULL;
 	struct rp_limiter *lim;
 	struct rb_node *first;
@@ -685,7 +698,7 @@ static void rp_flows_free(struct rp_sched *q)
 
 static void rp_reset(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 
 	spin_lock_bh(&q->lock);
 	rp_purge(q, true);
@@ -745,7 +758,7 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct nlattr *tb[TCA_QCN_RP_MAX + 1];
 	struct qcn_rp_params p;
 	u32 limit, max_limiters;
@@ -850,13 +863,19 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 		   struct netlink_ext_ack *extack)
 {
-	struct rp_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
 	struct ethtool_link_ksettings ks;
 	u64 line = RP_DEF_MAX_RATE;
+	struct rp_sched *q;
 	int err;
 
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		NL_SET_ERR_MSG(extack, "qcn_rp: no memory");
+		return -ENOMEM;
+	}
+	*(struct rp_sched **)qdisc_priv(sch) = q;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->limiters);
 	INIT_LIST_HEAD(&q->net_node);
@@ -896,9 +915,11 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 
 static void rp_destroy(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct rp_net *rn = net_generic(dev_net(qdisc_dev(sch)), rp_net_id);
 
+	if (!q)
+		return;
 	spin_lock_bh(&rn->lock);
 	if (!list_empty(&q->net_node))
 		list_del_rcu(&q->net_node);
@@ -916,11 +937,13 @@ static void rp_destroy(struct Qdisc *sch)
 		spin_unlock_bh(&q->lock);
 		kvfree(q->flows);
 	}
+	/* the CNM handler may hold q until a grace period has passed */
+	kfree_rcu(q, rcu);
 }
 
 static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct qcn_rp_params p;
 	struct nlattr *opts;
 	u32 limit, limiters;
@@ -963,7 +986,7 @@ nla_put_failure:
 
 static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_xstats st;
 
 	spin_lock_bh(&q->lock);
@@ -993,7 +1016,7 @@ static struct Qdisc *rp_leaf(struct Qdisc *sch, unsigned long arg)
 
 static unsigned long rp_find(struct Qdisc *sch, u32 classid)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	unsigned long found;
 
 	spin_lock_bh(&q->lock);
@@ -1029,7 +1052,7 @@ static int rp_dump_class(struct Qdisc *sch, unsigned long cl,
 static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 			       struct gnet_dump *d)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_class_xstats xs = { };
 	struct gnet_stats_queue qs = { };
 	struct rp_limiter *lim;
@@ -1061,7 +1084,7 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 
 static void rp_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct rp_limiter *lim;
 	u32 *ids, n = 0, cap, i;
 
@@ -1101,7 +1124,7 @@ static const struct Qdisc_class_ops rp_class_ops = {
 static struct Qdisc_ops rp_qdisc_ops __read_mostly = {
 	.cl_ops		= &rp_class_ops,
 	.id		= "qcn_rp",
-	.priv_size	= sizeof(struct rp_sched),
+	.priv_size	= sizeof(struct rp_sched *),
 	.enqueue	= rp_enqueue,
 	.dequeue	= rp_dequeue,
 	.peek		= qdisc_peek_dequeued,
