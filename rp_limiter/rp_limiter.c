@@ -6,9 +6,10 @@
  *		the rate limiters of a QCN-capable NIC.
  *
  * - CNMs (ethertype 0x22E7) are received by one packet_type handler and
- *   handed to the qcn_rp instance of the device they arrived on, found in
- *   a per-netns RCU list (no global lock on the packet path).  They are
- *   decoded by include/qcn/qcn_cnm.h; malformed ones are counted, dropped.
+ *   offered to the qcn_rp instances of the device they arrived on (one
+ *   per TX queue under mq), found in a per-netns RCU list (no global lock
+ *   on the packet path).  They are decoded by include/qcn/qcn_cnm.h;
+ *   malformed, group-addressed and qFb 0 ones are counted, dropped.
  * - Flows (`flow l4|l3|dst-mac`) are tracked in a bounded hash table when
  *   they send; an entry idle for RP_FLOW_AGE is forgotten.  A CNM's
  *   encapsulated destination MAC + MSDU is classified by the same code
@@ -376,48 +377,34 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 
 /* ---------------------------------------------------------- CNM intake */
 
-/* Under q->lock. */
-static void rp_cnm(struct rp_sched *q, const u8 *pdu, u32 len)
+/*
+ * Under q->lock: apply the valid CNM m if it names a flow q's device sent
+ * recently; false if it does not (q counts nothing then).
+ */
+static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 {
 	struct tc_qcn_rp_flow_key key;
 	struct rp_limiter *lim;
-	struct qcn_cnm m;
 	struct rp_flow *f;
 	u32 h;
 
-	q->st.cnm_rx++;
-	if (qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK) {
-		q->st.cnm_malformed++;
-		return;
-	}
-	/*
-	 * qFb 0 reports no congestion: no CP sends one (a sample with
-	 * Fb >= 0 sends nothing) and the public RP models discard it.
-	 * Acting on it would install a limiter at line rate and reset the
-	 * counters of a recovering one.
-	 */
-	if (!m.qfb) {
-		q->st.cnm_qfb0++;
-		return;
-	}
-	rp_key(q->flow_kind, m.dst, m.msdu, m.msdu_len, m.prio, &key);
+	rp_key(q->flow_kind, m->dst, m->msdu, m->msdu_len, m->prio, &key);
 	h = rp_hash(q, &key);
 	f = rp_flow_find(q, &key, h);
-	if (!f || time_after(jiffies, f->last_tx + RP_FLOW_AGE)) {
-		q->st.cnm_unmatched++;
-		return;
-	}
+	if (!f || time_after(jiffies, f->last_tx + RP_FLOW_AGE))
+		return false;
+	q->st.cnm_rx++;
 	q->st.cnm_matched++;
 	lim = f->lim;
 	if (!lim) {
 		if (q->nlim >= q->max_limiters) {
 			q->st.limiters_refused++;
-			return;
+			return true;
 		}
 		lim = kzalloc(sizeof(*lim), GFP_ATOMIC);
 		if (!lim) {
 			q->st.limiters_refused++;
-			return;
+			return true;
 		}
 		qcn_rp_init(&lim->rp, &q->p);
 		lim->flow = f;
@@ -430,48 +417,91 @@ static void rp_cnm(struct rp_sched *q, const u8 *pdu, u32 len)
 		f->lim = lim;
 	}
 	lim->cnm_rx++;
-	qcn_rp_cnm(&lim->rp, &q->p, m.qfb, ktime_get_ns(), get_random_u32());
+	qcn_rp_cnm(&lim->rp, &q->p, m->qfb, ktime_get_ns(), get_random_u32());
 	rp_timer_arm(q);
+	return true;
 }
 
-static struct rp_sched *rp_lookup(struct net_device *dev)
+enum rp_cnm_verdict { RP_CNM_VALID, RP_CNM_NOT_HOST, RP_CNM_MALFORMED, RP_CNM_QFB0 };
+
+static void rp_cnm_count(struct rp_sched *q, enum rp_cnm_verdict v)
 {
-	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
-	struct rp_sched *q;
-
-	list_for_each_entry_rcu(q, &rn->list, net_node)
-		if (q->ifindex == dev->ifindex)
-			return q;
-	return NULL;
+	q->st.cnm_rx++;
+	switch (v) {
+	case RP_CNM_VALID:
+		q->st.cnm_unmatched++;
+		break;
+	case RP_CNM_NOT_HOST:
+		q->st.cnm_not_host++;
+		break;
+	case RP_CNM_MALFORMED:
+		q->st.cnm_malformed++;
+		break;
+	case RP_CNM_QFB0:
+		q->st.cnm_qfb0++;
+		break;
+	}
 }
 
+/*
+ * A CNM is offered to every qcn_rp instance of the device it arrived on
+ * until one has sent the flow it names: under mq (the default root of a
+ * multi-queue device) there is one instance per TX queue, each seeing the
+ * flows hashed to its queue.  A CNM nobody takes is counted by the
+ * device's first instance.
+ */
 static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig_dev)
 {
+	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
 	u8 pdu[QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX];
 	u32 len = min_t(u32, skb->len, sizeof(pdu));
-	struct rp_sched *q;
+	struct rp_sched *q, *first = NULL;
+	enum rp_cnm_verdict v;
+	struct qcn_cnm m;
+	bool taken = false;
+
+	/*
+	 * A CP sends a CNM to the sampled frame's source address, never to
+	 * a group; a broadcast CNM is forged (anyone on the segment can
+	 * send one), and with `flow dst-mac` one naming the gateway would
+	 * throttle every host's traffic to it.
+	 */
+	if (skb->pkt_type != PACKET_HOST)
+		v = RP_CNM_NOT_HOST;
+	else if (skb_copy_bits(skb, 0, pdu, len) ||
+		 qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK)
+		v = RP_CNM_MALFORMED;
+	/*
+	 * qFb 0 reports no congestion: no CP sends one (a sample with
+	 * Fb >= 0 sends nothing) and the public RP models discard it.
+	 * Acting on it would install a limiter at line rate and reset the
+	 * counters of a recovering one.
+	 */
+	else if (!m.qfb)
+		v = RP_CNM_QFB0;
+	else
+		v = RP_CNM_VALID;
 
 	rcu_read_lock();
-	q = rp_lookup(dev);
-	if (q) {
+	list_for_each_entry_rcu(q, &rn->list, net_node) {
+		if (q->ifindex != dev->ifindex)
+			continue;
+		if (!first)
+			first = q;
+		if (v != RP_CNM_VALID)
+			break;
 		spin_lock(&q->lock);
-		if (!q->dead) {
-			/*
-			 * A CP sends a CNM to the sampled frame's source
-			 * address, never to a group; a broadcast CNM is
-			 * forged (anyone on the segment can send one), and
-			 * with `flow dst-mac` one naming the gateway would
-			 * throttle every host's traffic to it.
-			 */
-			if (skb->pkt_type != PACKET_HOST)
-				q->st.cnm_not_host++;
-			else if (skb_copy_bits(skb, 0, pdu, len))
-				q->st.cnm_malformed++;
-			else
-				rp_cnm(q, pdu, len);
-		}
+		taken = !q->dead && rp_cnm(q, &m);
 		spin_unlock(&q->lock);
+		if (taken)
+			break;
+	}
+	if (first && !taken) {
+		spin_lock(&first->lock);
+		if (!first->dead)
+			rp_cnm_count(first, v);
+		spin_unlock(&first->lock);
 	}
 	rcu_read_unlock();
 	consume_skb(skb);
