@@ -691,16 +691,15 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+/* Under RTNL (reset, destroy): drop every queued packet. */
 static void rp_purge(struct rp_sched *q, bool free_limiters)
 {
 	struct rp_limiter *lim, *tmp;
-	struct sk_buff *skb;
 
 	list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
-		while ((skb = lim->head)) {
-			lim->head = skb->next;
-			kfree_skb(skb);
-		}
+		if (lim->head)
+			rtnl_kfree_skbs(lim->head, lim->tail);
+		lim->head = NULL;
 		lim->tail = NULL;
 		lim->qlen = 0;
 		lim->backlog = 0;
@@ -708,8 +707,85 @@ static void rp_purge(struct rp_sched *q, bool free_limiters)
 		if (free_limiters)
 			rp_limiter_free(q, lim);
 	}
-	while ((skb = __qdisc_dequeue_head(&q->direct)))
-		kfree_skb(skb);
+	if (q->direct.head)
+		rtnl_kfree_skbs(q->direct.head, q->direct.tail);
+	q->direct.head = NULL;
+	q->direct.tail = NULL;
+	q->direct.qlen = 0;
+}
+
+/* Packets dropped under q->lock, freed and accounted after it. */
+struct rp_drops {
+	struct sk_buff *head, *tail;
+	unsigned int n, len;
+};
+
+static void rp_drops_add(struct Qdisc *sch, struct rp_sched *q,
+			 struct rp_drops *d, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (d->tail)
+		d->tail->next = skb;
+	else
+		d->head = skb;
+	d->tail = skb;
+	d->n++;
+	d->len += qdisc_pkt_len(skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_qstats_drop(sch);
+	sch->q.qlen--;
+	q->st.drops++;
+}
+
+/* Under q->lock: the head of lim is dropped (lim keeps its time_next). */
+static struct sk_buff *rp_limiter_drop_head(struct rp_sched *q,
+					    struct rp_limiter *lim)
+{
+	struct sk_buff *skb = lim->head;
+
+	lim->head = skb->next;
+	if (!lim->head) {
+		lim->tail = NULL;
+		rp_sched_remove(q, lim);
+	}
+	skb_mark_not_on_list(skb);
+	lim->qlen--;
+	lim->backlog -= qdisc_pkt_len(skb);
+	return skb;
+}
+
+/*
+ * Under the root lock (RTNL held): drop packets until the backlog fits
+ * limit, the unlimited FIFO's oldest first, then one oldest packet of
+ * each limiter in turn; freed after q->lock, accounted up the tree once.
+ */
+static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
+{
+	struct rp_drops d = { };
+	struct rp_limiter *lim;
+	struct sk_buff *skb;
+	bool any = true;
+
+	spin_lock_bh(&q->lock);
+	while (sch->qstats.backlog > limit &&
+	       (skb = __qdisc_dequeue_head(&q->direct)))
+		rp_drops_add(sch, q, &d, skb);
+	while (sch->qstats.backlog > limit && any) {
+		any = false;
+		list_for_each_entry(lim, &q->limiters, list) {
+			if (sch->qstats.backlog <= limit)
+				break;
+			if (lim->head) {
+				rp_drops_add(sch, q, &d, rp_limiter_drop_head(q, lim));
+				any = true;
+			}
+		}
+	}
+	spin_unlock_bh(&q->lock);
+	if (!d.n)
+		return;
+	rtnl_kfree_skbs(d.head, d.tail);
+	qdisc_tree_reduce_backlog(sch, d.n, d.len);
 }
 
 static void rp_flows_free(struct rp_sched *q)
@@ -871,21 +947,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->flow_kind, kind);
 	}
 	spin_unlock_bh(&q->lock);
-	/* a smaller limit: trim the unlimited queue from its head */
-	while (sch->qstats.backlog > limit) {
-		struct sk_buff *skb;
-
-		spin_lock_bh(&q->lock);
-		skb = __qdisc_dequeue_head(&q->direct);
-		spin_unlock_bh(&q->lock);
-		if (!skb)
-			break;
-		qdisc_qstats_backlog_dec(sch, skb);
-		sch->q.qlen--;
-		qdisc_tree_reduce_backlog(sch, 1, qdisc_pkt_len(skb));
-		kfree_skb(skb);
-		q->st.drops++;
-	}
+	rp_trim(sch, q, limit);
 	sch_tree_unlock(sch);
 	return 0;
 }

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn_rp's backlog bounds: lowering `limit` trims the limiters' queues too
+# (not only the unlimited FIFO), and the drops are counted.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 4
+qcn_dmesg_mark
+tb_init
+CNM=$QCN_TOP/selftests/cnm_send
+
+tb_ns a; tb_ns b
+tb_veth a eth0 b eth0
+A=02:00:00:00:00:01
+B=02:00:00:00:00:64
+nsx a ip link set eth0 address $A
+nsx b ip link set eth0 address $B
+nsx a ip addr add "$QCN_NET.1/24" dev eth0
+nsx b ip addr add "$QCN_NET.100/24" dev eth0
+nsx a ip neigh add "$QCN_NET.100" lladdr $B dev eth0
+cnm() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
+	-u "$QCN_NET.1:$2,$QCN_NET.100:9000" "${@:3}" > /dev/null; }
+qj() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
+send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+
+# ------------------------------------------- lowering limit (item 4)
+# one flow cut to ~1.6 Mbit/s by five CNMs, offered 20 Mbit/s with a 1 MB
+# send buffer: its limiter holds ~400 KB
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
+	time-reset 10s byte-reset 1gb jitter off
+send -b 5000 -r 20000000 -B 1000000 -t 30
+sleep 0.5
+for i in 1 2 3 4 5; do cnm 63 5000; done
+sleep 1.5
+before=$(qj backlog)
+ktap_info "limited flow: backlog $before bytes, $(qj limiters_active) limiter"
+ktap_check "the limiter's queue holds more than 200 KB ($before)" test "$before" -gt 200000
+drops0=$(qj drops)
+nsx a tc qdisc change dev eth0 root qcn_rp limit 100kb
+after=$(qj backlog)
+drops1=$(qj drops)
+ktap_info "limit 100kb: backlog $after bytes, drops $drops0 -> $drops1"
+ktap_check "limit 100kb trims the limiter's queue (backlog $after <= 102400)" \
+	test "$after" -le 102400
+ktap_check "the trimmed packets are counted as drops" test "$drops1" -gt "$drops0"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
