@@ -97,6 +97,7 @@ struct rp_limiter {
 	u64 time_next;			/* earliest departure of the head, ns */
 	u64 cnm_rx;
 	u64 bytes_sent;
+	u64 hold;			/* leaves once q->direct_out reached it */
 	u32 id;				/* class minor */
 	bool queued;
 };
@@ -117,6 +118,7 @@ struct rp_sched {
 	u32 next_id;
 	struct rb_root sched;
 	struct qdisc_skb_head direct;	/* unlimited flows */
+	u64 direct_in, direct_out;	/* packets ever queued / left there */
 
 	struct qdisc_watchdog watchdog;
 	struct hrtimer timer;
@@ -309,6 +311,34 @@ static void rp_sched_insert(struct rp_sched *q, struct rp_limiter *lim)
 	lim->queued = true;
 }
 
+static void rp_direct_add(struct rp_sched *q, struct sk_buff *skb)
+{
+	__qdisc_enqueue_tail(skb, &q->direct);
+	q->direct_in++;
+}
+
+static struct sk_buff *rp_direct_take(struct rp_sched *q)
+{
+	struct sk_buff *skb = __qdisc_dequeue_head(&q->direct);
+
+	if (skb)
+		q->direct_out++;
+	return skb;
+}
+
+/*
+ * A limiter installed while its flow has packets in the unlimited FIFO
+ * must not send before they left, or its first packet overtakes them (TCP
+ * answers reordering with dupacks and a spurious retransmit): it holds
+ * its head until every packet queued there before it was installed left.
+ * Without the flow's own count, all of them: they leave at once, unpaced.
+ */
+static bool rp_limiter_held(const struct rp_sched *q,
+			    const struct rp_limiter *lim)
+{
+	return q->direct_out < lim->hold;
+}
+
 /* A released limiter: its queued packets continue unlimited, in order. */
 static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 {
@@ -318,7 +348,7 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 	while ((skb = lim->head)) {
 		lim->head = skb->next;
 		skb_mark_not_on_list(skb);
-		__qdisc_enqueue_tail(skb, &q->direct);
+		rp_direct_add(q, skb);
 	}
 	if (lim->flow)
 		lim->flow->lim = NULL;
@@ -408,6 +438,7 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 		}
 		qcn_rp_init(&lim->rp, &q->p);
 		lim->flow = f;
+		lim->hold = q->direct_in;
 		do {
 			lim->id = ++q->next_id & 0xffff;
 		} while (!lim->id);
@@ -613,7 +644,7 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (lim)
 		rp_limiter_add(q, lim, skb);
 	else
-		__qdisc_enqueue_tail(skb, &q->direct);
+		rp_direct_add(q, skb);
 	spin_unlock(&q->lock);
 
 	qdisc_qstats_backlog_inc(sch, skb);
@@ -670,13 +701,16 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	if (first) {
 		now = ktime_get_ns();
 		lim = rb_entry(first, struct rp_limiter, rb);
-		if (lim->time_next <= now)
+		/* a held limiter: the FIFO is not empty, serve it */
+		if (rp_limiter_held(q, lim))
+			;
+		else if (lim->time_next <= now)
 			skb = rp_limiter_dequeue(q, lim, now);
 		else
 			wake = lim->time_next;
 	}
 	if (!skb)
-		skb = __qdisc_dequeue_head(&q->direct);
+		skb = rp_direct_take(q);
 	spin_unlock(&q->lock);
 
 	if (!skb) {
@@ -712,6 +746,7 @@ static void rp_purge(struct rp_sched *q, bool free_limiters)
 	q->direct.head = NULL;
 	q->direct.tail = NULL;
 	q->direct.qlen = 0;
+	q->direct_out = q->direct_in;
 }
 
 /* Packets dropped under q->lock, freed and accounted after it. */
@@ -768,7 +803,7 @@ static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
 
 	spin_lock_bh(&q->lock);
 	while (sch->qstats.backlog > limit &&
-	       (skb = __qdisc_dequeue_head(&q->direct)))
+	       (skb = rp_direct_take(q)))
 		rp_drops_add(sch, q, &d, skb);
 	while (sch->qstats.backlog > limit && any) {
 		any = false;
