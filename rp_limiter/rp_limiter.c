@@ -53,6 +53,7 @@
 #include <linux/netdevice.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/netlink.h>
@@ -66,7 +67,7 @@
 #define RP_FLOW_BUCKETS		1024
 #define RP_MAX_FLOWS		8192		/* tracked flows per qdisc */
 #define RP_FLOW_AGE		(2 * HZ)	/* "recently sent" */
-#define RP_MAX_LIMITERS		65536
+#define RP_MAX_LIMITERS		65535		/* class minors 1..0xffff */
 #define RP_DEF_LIMITERS		1024
 #define RP_DEF_LIMIT		(4 << 20)	/* bytes */
 #define RP_DEF_MAX_RATE		10000000000ULL	/* bit/s if the link speed is unknown */
@@ -115,6 +116,7 @@ struct rp_sched {
 	u32 seed;
 	struct list_head limiters;
 	u32 nlim;
+	struct xarray ids;		/* class minor -> limiter */
 	u32 next_id;
 	struct rb_root sched;
 	struct qdisc_skb_head direct;	/* unlimited flows */
@@ -353,6 +355,7 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 	if (lim->flow)
 		lim->flow->lim = NULL;
 	list_del(&lim->list);
+	xa_erase(&q->ids, lim->id);
 	q->nlim--;
 	kfree(lim);
 }
@@ -432,16 +435,16 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 			return true;
 		}
 		lim = kzalloc(sizeof(*lim), GFP_ATOMIC);
-		if (!lim) {
+		if (!lim || xa_alloc_cyclic(&q->ids, &lim->id, lim,
+					    XA_LIMIT(1, RP_MAX_LIMITERS),
+					    &q->next_id, GFP_ATOMIC) < 0) {
+			kfree(lim);
 			q->st.limiters_refused++;
 			return true;
 		}
 		qcn_rp_init(&lim->rp, &q->p);
 		lim->flow = f;
 		lim->hold = q->direct_in;
-		do {
-			lim->id = ++q->next_id & 0xffff;
-		} while (!lim->id);
 		list_add_tail(&lim->list, &q->limiters);
 		q->nlim++;
 		q->st.limiters_created++;
@@ -1005,6 +1008,7 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	*(struct rp_sched **)qdisc_priv(sch) = q;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->limiters);
+	xa_init_flags(&q->ids, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&q->net_node);
 	q->sched = RB_ROOT;
 	q->sch = sch;
@@ -1064,6 +1068,7 @@ static void rp_destroy(struct Qdisc *sch)
 		spin_unlock_bh(&q->lock);
 		kvfree(q->flows);
 	}
+	xa_destroy(&q->ids);
 	/* the CNM handler may hold q until a grace period has passed */
 	kfree_rcu(q, rcu);
 }
@@ -1128,12 +1133,7 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 static struct rp_limiter *rp_find_lim(struct rp_sched *q, u32 id)
 {
-	struct rp_limiter *lim;
-
-	list_for_each_entry(lim, &q->limiters, list)
-		if (lim->id == id)
-			return lim;
-	return NULL;
+	return xa_load(&q->ids, id);
 }
 
 static struct Qdisc *rp_leaf(struct Qdisc *sch, unsigned long arg)

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 4
+ktap_plan 7
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -45,5 +45,19 @@ ktap_info "limit 100kb: backlog $after bytes, drops $drops0 -> $drops1"
 ktap_check "limit 100kb trims the limiter's queue (backlog $after <= 102400)" \
 	test "$after" -le 102400
 ktap_check "the trimmed packets are counted as drops" test "$drops1" -gt "$drops0"
+
+# ------------------------------- limiter ids are class minors (item 11)
+ktap_rejected "limiters 65536 (one more than the class minors 1..65535)" \
+	"nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
+	nsx a tc qdisc change dev eth0 root qcn_rp limiters 65536
+nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter off
+for p in 5001 5002 5003; do send -b $p -r 1000000 -t 20; done
+sleep 0.5
+nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
+	-u "$QCN_NET.1:5000,$QCN_NET.100:9000" -k 4 > /dev/null
+ids=$(nsx a tc class show dev eth0 | awk '/^class qcn_rp/ { print $3 }' | sort -u | tr '\n' ' ')
+ktap_check "4 limiters, 4 distinct class ids ($ids)" test "$(wc -w <<<"$ids")" = 4
+ktap_check "each class id shows its limiter" \
+	bash -c "for c in $ids; do ip netns exec $TB-a tc -s class show dev eth0 classid \$c | grep -q 'state fr' || exit 1; done"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

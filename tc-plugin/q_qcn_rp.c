@@ -142,7 +142,7 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (rp_uint_opt(n, TCA_QCN_RP_MIN_DEC, opt, *argv, 0, 100))
 				return -1;
 		} else if (strcmp(opt, "limiters") == 0) {
-			if (rp_uint_opt(n, TCA_QCN_RP_LIMITERS, opt, *argv, 1, 65536))
+			if (rp_uint_opt(n, TCA_QCN_RP_LIMITERS, opt, *argv, 1, 65535))
 				return -1;
 		} else if (strcmp(opt, "time-reset") == 0) {
 			if (rp_time_opt(n, TCA_QCN_RP_TIME_RESET, opt, *argv))
