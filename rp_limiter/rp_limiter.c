@@ -26,7 +26,9 @@
  *   advanced by a soft hrtimer tick whether or not the flow sends.
  * - Local senders are back-pressured: queued skbs keep their socket's
  *   send buffer charged, so a blocking UDP socket waits; `limit` bounds
- *   the total backlog (then tail drop).
+ *   the total backlog, `flow_limit` a limiter's queue (packets; checked
+ *   before a GSO skb's frames are added), `memory_limit` the queued
+ *   truesize (then drop).
  *
  * Locking: q->lock (a spinlock taken with BHs off) protects the flow
  * table, the limiters and both queues.  The enqueue/dequeue paths take it
@@ -70,6 +72,8 @@
 #define RP_MAX_LIMITERS		65535		/* class minors 1..0xffff */
 #define RP_DEF_LIMITERS		1024
 #define RP_DEF_LIMIT		(4 << 20)	/* bytes */
+#define RP_DEF_FLOW_LIMIT	1000		/* packets per limiter */
+#define RP_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define RP_DEF_MAX_RATE		10000000000ULL	/* bit/s if the link speed is unknown */
 #define RP_MAX_RATE		(10000000000000ULL / 8)	/* 10 Tb/s in bytes/s */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
@@ -107,6 +111,9 @@ struct rp_sched {
 	spinlock_t lock;
 	struct qcn_rp_params p;		/* core units: bit/s, ns */
 	u32 limit;
+	u32 flow_limit;
+	u32 memory_limit;
+	u32 memory_usage;
 	u32 max_limiters;
 	u8 flow_kind;
 	bool dead;
@@ -311,6 +318,28 @@ static void rp_sched_insert(struct rp_sched *q, struct rp_limiter *lim)
 	rb_link_node(&lim->rb, parent, p);
 	rb_insert_color(&lim->rb, &q->sched);
 	lim->queued = true;
+}
+
+/* what an skb was charged against memory_limit (truesize may change) */
+struct rp_skb_cb {
+	u32 mem;
+};
+
+static struct rp_skb_cb *rp_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct rp_skb_cb));
+	return (struct rp_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static void rp_charge(struct rp_sched *q, struct sk_buff *skb)
+{
+	rp_cb(skb)->mem = skb->truesize;
+	q->memory_usage += skb->truesize;
+}
+
+static void rp_uncharge(struct rp_sched *q, const struct sk_buff *skb)
+{
+	q->memory_usage -= rp_cb(skb)->mem;
 }
 
 static void rp_direct_add(struct rp_sched *q, struct sk_buff *skb)
@@ -591,6 +620,7 @@ static int rp_limiter_add_gso(struct rp_sched *q, struct rp_limiter *lim,
 		q->st.gso_split++;
 	skb_list_walk_safe(segs, segs, next) {
 		skb_mark_not_on_list(segs);
+		rp_charge(q, segs);
 		rp_limiter_add(q, lim, segs);
 		qdisc_qstats_backlog_inc(sch, segs);
 		sch->q.qlen++;
@@ -622,6 +652,10 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	b = h % RP_FLOW_BUCKETS;
 
 	spin_lock(&q->lock);
+	if (unlikely(q->memory_usage + skb->truesize > READ_ONCE(q->memory_limit))) {
+		q->st.memory_drops++;
+		goto drop;
+	}
 	f = rp_flow_find(q, &key, h);
 	if (!f) {
 		if (q->nflows >= RP_MAX_FLOWS)
@@ -639,11 +673,21 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	lim = f ? f->lim : NULL;
 	if (f)
 		f->last_tx = jiffies;
+	/*
+	 * One throttled flow (perhaps by a forged CNM) must not fill the
+	 * whole limit and tail-drop every unthrottled flow: as fq's
+	 * flow_limit.
+	 */
+	if (lim && unlikely(lim->qlen >= READ_ONCE(q->flow_limit))) {
+		q->st.flow_limit_drops++;
+		goto drop;
+	}
 	if (lim && skb_is_gso(skb)) {
 		ret = rp_limiter_add_gso(q, lim, skb, sch, to_free);
 		spin_unlock(&q->lock);
 		return ret;
 	}
+	rp_charge(q, skb);
 	if (lim)
 		rp_limiter_add(q, lim, skb);
 	else
@@ -653,6 +697,10 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
+
+drop:
+	spin_unlock(&q->lock);
+	return qdisc_drop(skb, sch, to_free);
 }
 
 /* Under q->lock: the head of lim leaves now; pace and feed the core. */
@@ -714,6 +762,8 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	}
 	if (!skb)
 		skb = rp_direct_take(q);
+	if (skb)
+		rp_uncharge(q, skb);
 	spin_unlock(&q->lock);
 
 	if (!skb) {
@@ -750,6 +800,7 @@ static void rp_purge(struct rp_sched *q, bool free_limiters)
 	q->direct.tail = NULL;
 	q->direct.qlen = 0;
 	q->direct_out = q->direct_in;
+	q->memory_usage = 0;
 }
 
 /* Packets dropped under q->lock, freed and accounted after it. */
@@ -769,6 +820,7 @@ static void rp_drops_add(struct Qdisc *sch, struct rp_sched *q,
 	d->tail = skb;
 	d->n++;
 	d->len += qdisc_pkt_len(skb);
+	rp_uncharge(q, skb);
 	qdisc_qstats_backlog_dec(sch, skb);
 	qdisc_qstats_drop(sch);
 	sch->q.qlen--;
@@ -877,6 +929,10 @@ static struct netlink_range_validation rp_limit_range = {
 	.min = 1, .max = 1U << 30,
 };
 
+static struct netlink_range_validation rp_memory_range = {
+	.min = 1, .max = 1U << 31,
+};
+
 static struct netlink_range_validation rp_threshold_range = {
 	.min = 1, .max = 1000,
 };
@@ -897,6 +953,8 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_FLOW]	 = NLA_POLICY_MAX(NLA_U8, TC_QCN_RP_FLOW_MAX),
 	[TCA_QCN_RP_LIMIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_limit_range),
 	[TCA_QCN_RP_JITTER]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_QCN_RP_FLOW_LIMIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_pos_range),
+	[TCA_QCN_RP_MEMORY_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_memory_range),
 };
 
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
@@ -905,7 +963,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	struct rp_sched *q = rp_q(sch);
 	struct nlattr *tb[TCA_QCN_RP_MAX + 1];
 	struct qcn_rp_params p;
-	u32 limit, max_limiters;
+	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
 	u8 kind;
 	int err;
@@ -919,6 +977,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	spin_lock_bh(&q->lock);
 	p = q->p;
 	limit = q->limit;
+	flow_limit = q->flow_limit;
+	memory_limit = q->memory_limit;
 	max_limiters = q->max_limiters;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
@@ -955,6 +1015,10 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		limit = nla_get_u32(tb[TCA_QCN_RP_LIMIT]);
 	if (tb[TCA_QCN_RP_FLOW])
 		kind = nla_get_u8(tb[TCA_QCN_RP_FLOW]);
+	if (tb[TCA_QCN_RP_FLOW_LIMIT])
+		flow_limit = nla_get_u32(tb[TCA_QCN_RP_FLOW_LIMIT]);
+	if (tb[TCA_QCN_RP_MEMORY_LIMIT])
+		memory_limit = nla_get_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]);
 
 	if (p.min_rate > p.max_rate) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed max-rate");
@@ -973,6 +1037,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 			lim->rp.cr = p.max_rate;
 	}
 	WRITE_ONCE(q->limit, limit);
+	WRITE_ONCE(q->flow_limit, flow_limit);
+	WRITE_ONCE(q->memory_limit, memory_limit);
 	WRITE_ONCE(q->max_limiters, max_limiters);
 	if (kind != q->flow_kind) {
 		/* keys change meaning: every flow starts over, unlimited */
@@ -1026,6 +1092,8 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	if (q->p.min_rate > line)
 		q->p.min_rate = line;
 	q->limit = RP_DEF_LIMIT;
+	q->flow_limit = RP_DEF_FLOW_LIMIT;
+	q->memory_limit = RP_DEF_MEMORY_LIMIT;
 	q->max_limiters = RP_DEF_LIMITERS;
 	q->flow_kind = TC_QCN_RP_FLOW_L4;
 
@@ -1078,12 +1146,14 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct rp_sched *q = rp_q(sch);
 	struct qcn_rp_params p;
 	struct nlattr *opts;
-	u32 limit, limiters;
+	u32 limit, limiters, flow_limit, memory_limit;
 	u8 kind;
 
 	spin_lock_bh(&q->lock);
 	p = q->p;
 	limit = q->limit;
+	flow_limit = q->flow_limit;
+	memory_limit = q->memory_limit;
 	limiters = q->max_limiters;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
@@ -1107,7 +1177,9 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_RP_LIMITERS, limiters) ||
 	    nla_put_u8(skb, TCA_QCN_RP_FLOW, kind) ||
 	    nla_put_u32(skb, TCA_QCN_RP_LIMIT, limit) ||
-	    nla_put_u8(skb, TCA_QCN_RP_JITTER, p.jitter))
+	    nla_put_u8(skb, TCA_QCN_RP_JITTER, p.jitter) ||
+	    nla_put_u32(skb, TCA_QCN_RP_FLOW_LIMIT, flow_limit) ||
+	    nla_put_u32(skb, TCA_QCN_RP_MEMORY_LIMIT, memory_limit))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1125,6 +1197,7 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st = q->st;
 	st.limiters_active = q->nlim;
 	st.flows = q->nflows;
+	st.memory_usage = q->memory_usage;
 	spin_unlock_bh(&q->lock);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }

@@ -20,6 +20,7 @@ static void explain(void)
 		"                  [ mode qcn|qcn-t ] [ qcnt-period TIME ]\n"
 		"                  [ limiters N ] [ flow l4|l3|dst-mac ]\n"
 		"                  [ limit BYTES ] [ jitter on|off ]\n"
+		"                  [ flow_limit PACKETS ] [ memory_limit BYTES ]\n"
 		"  max-rate     line rate, rpg_max_rate (default: link speed, else 10gbit)\n"
 		"  gd           Gd = 2^-N, rpg_gd (default 7)\n"
 		"  ai-rate      active increase R_AI, rpg_ai_rate (default 5mbit)\n"
@@ -34,7 +35,9 @@ static void explain(void)
 		"  limiters     most rate limiters at once (default 1024)\n"
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
 		"  limit        total backlog (default 4mb)\n"
-		"  jitter       +-15 %% jitter on counter reloads (default on)\n");
+		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
+		"  flow_limit   packets queued per limiter (default 1000)\n"
+		"  memory_limit truesize of all queued packets (default 32Mb)\n");
 }
 
 static const char * const rp_mode_names[] = {
@@ -155,6 +158,13 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return rp_bad(opt, *argv);
 			addattr32(n, TCP_MAXLEN, opt[0] == 'b' ? TCA_QCN_RP_BYTE_RESET :
 				  TCA_QCN_RP_LIMIT, size);
+		} else if (strcmp(opt, "flow_limit") == 0) {
+			if (rp_uint_opt(n, TCA_QCN_RP_FLOW_LIMIT, opt, *argv, 1, UINT32_MAX))
+				return -1;
+		} else if (strcmp(opt, "memory_limit") == 0) {
+			if (get_size(&size, *argv) || !size || size > (1U << 31))
+				return rp_bad(opt, *argv);
+			addattr32(n, TCP_MAXLEN, TCA_QCN_RP_MEMORY_LIMIT, size);
 		} else if (strcmp(opt, "mode") == 0) {
 			v = tcq_lookup(rp_mode_names, ARRAY_LEN(rp_mode_names), *argv);
 			if (v < 0)
@@ -227,6 +237,10 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_RP_JITTER], 1))
 		tcp_string("jitter", "jitter %s ",
 			   rta_u8(tb[TCA_QCN_RP_JITTER]) ? "on" : "off");
+	U32(TCA_QCN_RP_FLOW_LIMIT, "flow_limit");
+	if (rta_ok_len(tb[TCA_QCN_RP_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
 #undef RATE
 #undef U32
 #undef TIME
@@ -316,6 +330,12 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			(unsigned long long)s->cnm_not_host);
 		tcp_u64("cnm_qfb0", " qfb0 %llu",
 			(unsigned long long)s->cnm_qfb0);
+		print_nl();
+		tcp_u64("flow_limit_drops", "  flow_limit_drops %llu",
+			(unsigned long long)s->flow_limit_drops);
+		tcp_u64("memory_drops", " memory_drops %llu",
+			(unsigned long long)s->memory_drops);
+		tcp_uint("memory_usage", " memory_usage %u", s->memory_usage);
 	}
 	return 0;
 }

@@ -135,6 +135,8 @@ enum {
 	TCA_QCN_RP_LIMIT,	/* u32: total backlog limit, bytes */
 	TCA_QCN_RP_JITTER,	/* u8: +-15 % counter jitter on (1) / off */
 	TCA_QCN_RP_PAD,
+	TCA_QCN_RP_FLOW_LIMIT,	/* u32: packets queued per limiter */
+	TCA_QCN_RP_MEMORY_LIMIT, /* u32: queued skbs' truesize, bytes */
 	__TCA_QCN_RP_MAX
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
@@ -158,6 +160,10 @@ struct tc_qcn_rp_xstats {
 	__u64	gso_split;		/* GSO skbs of limited flows paced as frames */
 	__u64	cnm_not_host;		/* broadcast/multicast/other-host CNMs dropped */
 	__u64	cnm_qfb0;		/* CNMs with qFb 0 (no congestion): ignored */
+	__u64	flow_limit_drops;	/* a limiter's queue at flow_limit */
+	__u64	memory_drops;		/* memory_limit reached */
+	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
+	__u32	pad;
 };
 
 enum tc_qcn_rp_state {
