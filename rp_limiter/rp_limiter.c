@@ -22,8 +22,9 @@
  * - Unlimited flows go through a FIFO, undelayed.  Limited flows have
  *   their own queue, ordered by next departure time in an rbtree (as in
  *   sch_fq), paced exactly at CR; a qdisc_watchdog wakes the device; the
- *   core's byte counter is fed the bytes really dequeued, its timer is
- *   advanced by a soft hrtimer tick whether or not the flow sends.
+ *   core's byte counter is fed the bytes really dequeued; its timer runs
+ *   lazily (rp_limiter_plan()): caught up exactly when the limiter is
+ *   touched, one hrtimer for the release of idle limiters.
  * - Local senders are back-pressured: queued skbs keep their socket's
  *   send buffer charged, so a blocking UDP socket waits; `limit` bounds
  *   the total backlog, `flow_limit` a limiter's queue (packets; checked
@@ -78,8 +79,17 @@
 #define RP_MAX_RATE		(10000000000000ULL / 8)	/* 10 Tb/s in bytes/s */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
 #define RP_CATCHUP_NS		(2 * NSEC_PER_MSEC)	/* pacing debt kept */
-#define RP_TICK_MAX_NS		NSEC_PER_MSEC
-#define RP_TICK_MIN_NS		(50 * NSEC_PER_USEC)
+#define RP_WAKE_EXPIRIES	16		/* see rp_limiter_plan() */
+/*
+ * Floors that bound the work a configuration can ask for (user
+ * namespaces with CAP_NET_ADMIN can set them): the RP timer (T, QCN-T's
+ * t) at 100 us, so a limiter has at most 10000 expiries a second to
+ * catch up; the byte counter at one 1500-octet frame, so a dequeued frame
+ * ends at most one byte-counter cycle (a 64 KB frame on a jumbo device
+ * 44).  The standard's values are 15 ms, 2.4 ms and 150000 octets.
+ */
+#define RP_MIN_PERIOD_US	100
+#define RP_MIN_BYTE_RESET	1500
 
 struct rp_limiter;
 
@@ -93,6 +103,8 @@ struct rp_flow {
 
 struct rp_limiter {
 	struct rb_node rb;		/* in q->sched while it has packets */
+	struct rb_node wake_node;	/* in q->wake, always */
+	u64 wake_ns;			/* the timer must visit it by then */
 	struct list_head list;		/* q->limiters */
 	struct rp_flow *flow;
 	struct qcn_rp rp;
@@ -130,8 +142,9 @@ struct rp_sched {
 	u64 direct_in, direct_out;	/* packets ever queued / left there */
 
 	struct qdisc_watchdog watchdog;
-	struct hrtimer timer;
-	bool timer_armed;
+	struct hrtimer timer;		/* at the first of q->wake */
+	u64 timer_at;			/* armed for (ns), 0: not armed */
+	struct rb_root wake;		/* limiters by wake_ns */
 
 	struct tc_qcn_rp_xstats st;
 
@@ -278,22 +291,6 @@ static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 
 /* ------------------------------------------------------------ limiters */
 
-static u64 rp_tick_ns(const struct qcn_rp_params *p)
-{
-	u64 t = p->mode == QCN_RP_MODE_QCNT ? p->qcnt_period_ns : p->time_reset_ns;
-
-	return clamp_t(u64, t / 8, RP_TICK_MIN_NS, RP_TICK_MAX_NS);
-}
-
-static void rp_timer_arm(struct rp_sched *q)
-{
-	if (q->timer_armed)
-		return;
-	q->timer_armed = true;
-	hrtimer_start(&q->timer, ns_to_ktime(rp_tick_ns(&q->p)),
-		      HRTIMER_MODE_REL_SOFT);
-}
-
 static void rp_sched_remove(struct rp_sched *q, struct rp_limiter *lim)
 {
 	if (lim->queued) {
@@ -383,13 +380,27 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 	}
 	if (lim->flow)
 		lim->flow->lim = NULL;
+	if (!RB_EMPTY_NODE(&lim->wake_node))
+		rb_erase(&lim->wake_node, &q->wake);
 	list_del(&lim->list);
 	xa_erase(&q->ids, lim->id);
 	q->nlim--;
 	kfree(lim);
 }
 
-/* Run lim's timer up to now; true if the core released it. */
+/*
+ * RP timers run lazily: the core catches up exactly (expiries are
+ * scheduled from the previous expiry, not from now), so a limiter's timer
+ * is advanced when it is touched -- a packet queued on or sent by it, a
+ * CNM, a dump -- and q->timer (one hrtimer per qdisc, no periodic tick)
+ * visits a limiter only when something must happen at a time: its
+ * release at line rate while it is idle.  rp_limiter_plan() predicts
+ * that time on a copy of the state, at most RP_WAKE_EXPIRIES expiries
+ * ahead (an RP with R_AI = R_HAI = 0 may never be released), so no
+ * catch-up runs more than about that many expiries.
+ */
+
+/* Under q->lock: run lim's timer up to now; true if the core released it. */
 static bool rp_limiter_catch_up(struct rp_sched *q, struct rp_limiter *lim,
 				u64 now)
 {
@@ -399,34 +410,86 @@ static bool rp_limiter_catch_up(struct rp_sched *q, struct rp_limiter *lim,
 	return !lim->rp.active;
 }
 
+static void rp_wake_insert(struct rp_sched *q, struct rp_limiter *lim)
+{
+	struct rb_node **p = &q->wake.rb_node, *parent = NULL;
+
+	while (*p) {
+		struct rp_limiter *o = rb_entry(*p, struct rp_limiter, wake_node);
+
+		parent = *p;
+		if (lim->wake_ns < o->wake_ns)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&lim->wake_node, parent, p);
+	rb_insert_color(&lim->wake_node, &q->wake);
+}
+
+/* Under q->lock: arm q->timer for the first wake-up, if it is earlier. */
+static void rp_timer_arm(struct rp_sched *q)
+{
+	struct rb_node *first = rb_first(&q->wake);
+	u64 at;
+
+	if (!first)
+		return;
+	at = rb_entry(first, struct rp_limiter, wake_node)->wake_ns;
+	if (q->timer_at && q->timer_at <= at)
+		return;
+	q->timer_at = at;
+	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Under q->lock: when must the timer visit lim (see above)? */
+static void rp_limiter_plan(struct rp_sched *q, struct rp_limiter *lim)
+{
+	struct qcn_rp rp = lim->rp;
+	u64 at = rp.timer_expiry_ns;
+	int i;
+
+	for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
+		at = rp.timer_expiry_ns;
+		qcn_rp_timer(&rp, &q->p, at, get_random_u32());
+	}
+	if (!RB_EMPTY_NODE(&lim->wake_node))
+		rb_erase(&lim->wake_node, &q->wake);
+	lim->wake_ns = at;
+	rp_wake_insert(q, lim);
+	rp_timer_arm(q);
+}
+
 static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 {
 	struct rp_sched *q = container_of(timer, struct rp_sched, timer);
-	struct rp_limiter *lim, *tmp;
-	enum hrtimer_restart ret;
 	u64 now = ktime_get_ns();
+	struct rp_limiter *lim;
+	struct rb_node *first;
 	bool kick = false;
 
 	spin_lock(&q->lock);
 	if (q->dead) {
-		q->timer_armed = false;
+		q->timer_at = 0;
 		spin_unlock(&q->lock);
 		return HRTIMER_NORESTART;
 	}
-	list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
+	/* no re-arming in the loop: every re-planned wake_ns is > now */
+	q->timer_at = now;
+	while ((first = rb_first(&q->wake))) {
+		lim = rb_entry(first, struct rp_limiter, wake_node);
+		if (lim->wake_ns > now)
+			break;
 		if (rp_limiter_catch_up(q, lim, now)) {
 			kick |= lim->qlen > 0;
 			rp_limiter_free(q, lim);
 			q->st.limiters_released++;
+		} else {
+			rp_limiter_plan(q, lim);
 		}
 	}
-	if (q->nlim) {
-		hrtimer_forward_now(timer, ns_to_ktime(rp_tick_ns(&q->p)));
-		ret = HRTIMER_RESTART;
-	} else {
-		q->timer_armed = false;
-		ret = HRTIMER_NORESTART;
-	}
+	q->timer_at = 0;
+	rp_timer_arm(q);
 	spin_unlock(&q->lock);
 
 	if (kick) {
@@ -434,7 +497,21 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 		__netif_schedule(qdisc_root(q->sch));
 		rcu_read_unlock();
 	}
-	return ret;
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Under q->lock: bring lim (may be NULL) up to now before it is used;
+ * NULL if the core released it (its packets went to the FIFO).
+ */
+static struct rp_limiter *rp_limiter_touch(struct rp_sched *q,
+					   struct rp_limiter *lim, u64 now)
+{
+	if (!lim || !rp_limiter_catch_up(q, lim, now))
+		return lim;
+	rp_limiter_free(q, lim);
+	q->st.limiters_released++;
+	return NULL;
 }
 
 /* ---------------------------------------------------------- CNM intake */
@@ -448,6 +525,7 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 	struct tc_qcn_rp_flow_key key;
 	struct rp_limiter *lim;
 	struct rp_flow *f;
+	u64 now;
 	u32 h;
 
 	rp_key(q->flow_kind, m->dst, m->msdu, m->msdu_len, m->prio, &key);
@@ -457,7 +535,8 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 		return false;
 	q->st.cnm_rx++;
 	q->st.cnm_matched++;
-	lim = f->lim;
+	now = ktime_get_ns();
+	lim = rp_limiter_touch(q, f->lim, now);
 	if (!lim) {
 		if (q->nlim >= q->max_limiters) {
 			q->st.limiters_refused++;
@@ -474,14 +553,15 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 		qcn_rp_init(&lim->rp, &q->p);
 		lim->flow = f;
 		lim->hold = q->direct_in;
+		RB_CLEAR_NODE(&lim->wake_node);
 		list_add_tail(&lim->list, &q->limiters);
 		q->nlim++;
 		q->st.limiters_created++;
 		f->lim = lim;
 	}
 	lim->cnm_rx++;
-	qcn_rp_cnm(&lim->rp, &q->p, m->qfb, ktime_get_ns(), get_random_u32());
-	rp_timer_arm(q);
+	qcn_rp_cnm(&lim->rp, &q->p, m->qfb, now, get_random_u32());
+	rp_limiter_plan(q, lim);
 	return true;
 }
 
@@ -673,6 +753,9 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	lim = f ? f->lim : NULL;
 	if (f)
 		f->last_tx = jiffies;
+	/* an idle limiter's timer has not run since it went idle */
+	if (lim && !lim->queued)
+		lim = rp_limiter_touch(q, lim, ktime_get_ns());
 	/*
 	 * One throttled flow (perhaps by a forged CNM) must not fill the
 	 * whole limit and tail-drop every unthrottled flow: as fq's
@@ -918,7 +1001,11 @@ static struct netlink_range_validation rp_pos_range = {
 };
 
 static struct netlink_range_validation rp_time_range = {
-	.min = 1, .max = 10 * USEC_PER_SEC,
+	.min = RP_MIN_PERIOD_US, .max = 10 * USEC_PER_SEC,
+};
+
+static struct netlink_range_validation rp_byte_reset_range = {
+	.min = RP_MIN_BYTE_RESET, .max = U32_MAX,
 };
 
 static struct netlink_range_validation rp_limiters_range = {
@@ -942,7 +1029,7 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_GD]		 = NLA_POLICY_MAX(NLA_U32, QCN_RP_MAX_GD_SHIFT),
 	[TCA_QCN_RP_AI_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
 	[TCA_QCN_RP_HAI_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
-	[TCA_QCN_RP_BYTE_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_pos_range),
+	[TCA_QCN_RP_BYTE_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_byte_reset_range),
 	[TCA_QCN_RP_TIME_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_time_range),
 	[TCA_QCN_RP_THRESHOLD]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_threshold_range),
 	[TCA_QCN_RP_MIN_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate_range),
@@ -1024,10 +1111,6 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed max-rate");
 		return -EINVAL;
 	}
-	if (!qcn_rp_params_valid(&p)) {
-		NL_SET_ERR_MSG(extack, "qcn_rp: invalid reaction point parameters");
-		return -EINVAL;
-	}
 
 	sch_tree_lock(sch);
 	spin_lock_bh(&q->lock);
@@ -1035,6 +1118,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	list_for_each_entry(lim, &q->limiters, list) {
 		if (lim->rp.cr > p.max_rate)
 			lim->rp.cr = p.max_rate;
+		rp_limiter_plan(q, lim);	/* the new parameters' pace */
 	}
 	WRITE_ONCE(q->limit, limit);
 	WRITE_ONCE(q->flow_limit, flow_limit);
@@ -1077,11 +1161,12 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	xa_init_flags(&q->ids, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&q->net_node);
 	q->sched = RB_ROOT;
+	q->wake = RB_ROOT;
 	q->sch = sch;
 	q->ifindex = dev->ifindex;
 	q->seed = get_random_u32();
 	qdisc_watchdog_init(&q->watchdog, sch);
-	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	q->timer.function = rp_timer;
 
 	/* max rate: the link speed when the device knows it (RTNL is held) */
@@ -1260,6 +1345,12 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 
 	spin_lock_bh(&q->lock);
 	lim = rp_find_lim(q, cl);
+	/* its timer up to now (lazy); an idle one may be released here */
+	if (lim && rp_limiter_catch_up(q, lim, ktime_get_ns()) && !lim->qlen) {
+		rp_limiter_free(q, lim);
+		q->st.limiters_released++;
+		lim = NULL;
+	}
 	if (lim) {
 		xs.key = lim->flow->key;
 		xs.cr = lim->rp.cr / 8;

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 14
+ktap_plan 18
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -102,6 +102,14 @@ ktap_check "memory_limit 200kb holds (usage $mu)" test "$mu" -le $((200 * 1024))
 ktap_check "memory drops counted" test "$(qj memory_drops)" -gt 0
 ktap_rejected "memory_limit 3gb" "nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
 	nsx a tc qdisc change dev eth0 root qcn_rp memory_limit 3gb
+
+# ------------------------------------ floors that bound the work (item 14)
+st="nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'"
+ktap_rejected "time-reset 50us (floor 100us)" "$st" nsx a tc qdisc change dev eth0 root qcn_rp time-reset 50us
+ktap_rejected "qcnt-period 10us (floor 100us)" "$st" nsx a tc qdisc change dev eth0 root qcn_rp qcnt-period 10us
+ktap_rejected "byte-reset 1000 (floor 1500)" "$st" nsx a tc qdisc change dev eth0 root qcn_rp byte-reset 1000
+ktap_check "the floors themselves are accepted" \
+	nsx a tc qdisc change dev eth0 root qcn_rp time-reset 100us qcnt-period 100us byte-reset 1500
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish
