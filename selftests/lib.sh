@@ -243,6 +243,23 @@ tb_star()
 	return 0
 }
 
+# tb_rp_pair [IP-LINK-OPTS...]: the reaction point testbed: sender a (eth0
+# $QCN_NET.1, MAC $RP_A) and receiver b ($QCN_NET.100, MAC $RP_B) on one
+# veth (IP-LINK-OPTS for both ends, e.g. numtxqueues 4), a knows b's MAC.
+RP_A=02:00:00:00:00:01
+RP_B=02:00:00:00:00:64
+tb_rp_pair()
+{
+	tb_ns a && tb_ns b || return 1
+	ip link add eth0 netns "$TB-a" "$@" type veth \
+		peer name eth0 netns "$TB-b" "$@" || return 1
+	ip -n "$TB-a" link set eth0 address $RP_A up
+	ip -n "$TB-b" link set eth0 address $RP_B up
+	ip -n "$TB-a" addr add "$QCN_NET.1/24" dev eth0
+	ip -n "$TB-b" addr add "$QCN_NET.100/24" dev eth0
+	ip -n "$TB-a" neigh add "$QCN_NET.100" lladdr $RP_B dev eth0
+}
+
 # tb_mac_of NS IF
 tb_mac_of()
 {

@@ -14,15 +14,9 @@ tb_init
 CNM=$QCN_TOP/selftests/cnm_send
 tmp=$(mktemp -d)
 
-tb_ns a; tb_ns b
-tb_veth a eth0 b eth0
-A=02:00:00:00:00:01
-B=02:00:00:00:00:64
-nsx a ip link set eth0 address $A
-nsx b ip link set eth0 address $B
-nsx a ip addr add "$QCN_NET.1/24" dev eth0
-nsx b ip addr add "$QCN_NET.100/24" dev eth0
-nsx a ip neigh add "$QCN_NET.100" lladdr $B dev eth0
+tb_rp_pair
+A=$RP_A
+B=$RP_B
 cnm() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
 	-u "$QCN_NET.1:$2,$QCN_NET.100:9000" "${@:3}" > /dev/null; }
 qj() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }

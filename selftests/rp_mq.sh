@@ -12,18 +12,9 @@ qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
 
-tb_ns a; tb_ns b
-ip link add eth0 netns "$TB-a" numtxqueues 4 numrxqueues 4 type veth \
-	peer name eth0 netns "$TB-b" numtxqueues 4 numrxqueues 4
-nsx a ip link set eth0 up
-nsx b ip link set eth0 up
-A=02:00:00:00:00:01
-B=02:00:00:00:00:64
-nsx a ip link set eth0 address $A
-nsx b ip link set eth0 address $B
-nsx a ip addr add "$QCN_NET.1/24" dev eth0
-nsx b ip addr add "$QCN_NET.100/24" dev eth0
-nsx a ip neigh add "$QCN_NET.100" lladdr $B dev eth0
+tb_rp_pair numtxqueues 4 numrxqueues 4
+A=$RP_A
+B=$RP_B
 
 nsx a tc qdisc add dev eth0 root handle 1: mq
 for i in 1 2 3 4; do

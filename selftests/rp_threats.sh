@@ -17,15 +17,9 @@ CNM=$QCN_TOP/selftests/cnm_send
 SINK=$QCN_TOP/selftests/udp_sink
 tmp=$(mktemp -d)
 
-tb_ns a; tb_ns b
-tb_veth a eth0 b eth0
-A=02:00:00:00:00:01
-B=02:00:00:00:00:64
-nsx a ip link set eth0 address $A
-nsx b ip link set eth0 address $B
-nsx a ip addr add "$QCN_NET.1/24" dev eth0
-nsx b ip addr add "$QCN_NET.100/24" dev eth0
-nsx a ip neigh add "$QCN_NET.100" lladdr $B dev eth0
+tb_rp_pair
+A=$RP_A
+B=$RP_B
 # cnm DST QFB SPORT [cnm_send options]: a CNM from b, sent to DST, for the
 # flow a:SPORT -> b:9000
 cnm() { nsx b "$CNM" -i eth0 -d "$1" -s $B -q "$2" -e $B \
