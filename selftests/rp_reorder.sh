@@ -21,6 +21,14 @@ A=$RP_A
 B=$RP_B
 xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r '.[] | select(.kind == "qcn_rp") | .'"$1"; }
 
+# b's veth end receives through NAPI with GRO on, in order: through
+# netif_rx() an SMP guest reorders by itself (frames sent from two CPUs
+# land in two per-CPU backlogs)
+if command -v ethtool > /dev/null; then
+	nsx b ethtool -K eth0 gro on
+else
+	ktap_info "no ethtool: b receives through netif_rx (an SMP machine may reorder there)"
+fi
 nsx a tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 20kb latency 2s
 nsx a tc qdisc add dev eth0 parent 1:1 handle 2: qcn_rp max-rate 100mbit \
 	time-reset 100ms jitter off
