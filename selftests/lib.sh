@@ -272,8 +272,7 @@ tb_star()
 }
 
 # udp_flow NS RATE SECONDS PORT SIZE: a paced UDP flow from NS to r
-# (RATE in tc's units: 60mbit)
-# ($QCN_NET.100) in the background.  iperf3 in the QEMU guests (what these
+# ($QCN_NET.100) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
 # tests were calibrated with); in User-Mode Linux, where a syscall per
 # datagram caps iperf3 below the rates the tests offer (and far below with
 # the debug kernel), udp_send batching its datagrams with UDP GSO.
@@ -285,6 +284,23 @@ udp_flow()
 	else
 		nsbg "$1" iperf3 -c "$QCN_NET.100" -u -b "${2%bit}" -t "$3" -l "$5" -p "$4" > /dev/null 2>&1
 	fi
+}
+
+# tb_rp_pair [IP-LINK-OPTS...]: the reaction point testbed: sender a (eth0
+# $QCN_NET.1, MAC $RP_A) and receiver b ($QCN_NET.100, MAC $RP_B) on one
+# veth (IP-LINK-OPTS for both ends, e.g. numtxqueues 4), a knows b's MAC.
+RP_A=02:00:00:00:00:01
+RP_B=02:00:00:00:00:64
+tb_rp_pair()
+{
+	tb_ns a && tb_ns b || return 1
+	ip link add eth0 netns "$TB-a" "$@" type veth \
+		peer name eth0 netns "$TB-b" "$@" || return 1
+	ip -n "$TB-a" link set eth0 address $RP_A up
+	ip -n "$TB-b" link set eth0 address $RP_B up
+	ip -n "$TB-a" addr add "$QCN_NET.1/24" dev eth0
+	ip -n "$TB-b" addr add "$QCN_NET.100/24" dev eth0
+	ip -n "$TB-a" neigh add "$QCN_NET.100" lladdr $RP_B dev eth0
 }
 
 # tb_mac_of NS IF

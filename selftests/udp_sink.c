@@ -6,7 +6,11 @@
  *
  * Every INTERVAL_MS prints one line per source seen so far:
  *   <ms since start> <source address> <cumulative payload bytes> <datagrams>
- * so a test can take per-flow throughput over any window.  Exits after
+ *   <reordered>
+ * so a test can take per-flow throughput over any window.  <reordered>
+ * counts the datagrams of that address that arrived after one with a
+ * higher sequence number from the same source port (udp_send puts its
+ * datagram counter in the first 8 octets).  Exits after
  * DURATION_S seconds.  START_FILE receives the CLOCK_MONOTONIC time (ms)
  * of "ms since start" 0, to align other events with the counts.
  *
@@ -58,8 +62,40 @@ static long long whole(const char *s, uint64_t max)
 
 struct src {
 	struct in_addr addr;
-	unsigned long long bytes, dgrams;
+	unsigned long long bytes, dgrams, reordered;
 };
+
+/* highest sequence number seen per source address + port */
+#define MAX_PORTS 256
+static struct {
+	struct in_addr addr;
+	unsigned short port;
+	unsigned long long top;
+} seqs[MAX_PORTS];
+static int nseq;
+
+/* 1 if seq from addr:port arrives after a higher one did */
+static int reordered(struct in_addr addr, unsigned short port,
+		     unsigned long long seq)
+{
+	int i;
+
+	for (i = 0; i < nseq; i++)
+		if (seqs[i].addr.s_addr == addr.s_addr && seqs[i].port == port)
+			break;
+	if (i == nseq) {
+		if (nseq == MAX_PORTS)
+			return 0;
+		seqs[nseq].addr = addr;
+		seqs[nseq].port = port;
+		seqs[nseq++].top = seq;
+		return 0;
+	}
+	if (seq < seqs[i].top)
+		return 1;
+	seqs[i].top = seq;
+	return 0;
+}
 
 static struct src srcs[MAX_SRC];
 static int n;
@@ -81,9 +117,9 @@ static int lines_until(long long t)
 
 	while (next <= t) {
 		for (i = 0; i < n; i++)
-			printf("%lld %s %llu %llu\n", (next - start) / NSEC_MS,
+			printf("%lld %s %llu %llu %llu\n", (next - start) / NSEC_MS,
 			       inet_ntoa(srcs[i].addr), srcs[i].bytes,
-			       srcs[i].dgrams);
+			       srcs[i].dgrams, srcs[i].reordered);
 		if (next >= end)
 			return 1;
 		next += interval;
@@ -197,10 +233,18 @@ int main(int argc, char **argv)
 					continue;
 				srcs[n].addr = from.sin_addr;
 				srcs[n].bytes = srcs[n].dgrams = 0;
+				srcs[n].reordered = 0;
 				n++;
 			}
 			srcs[i].bytes += r;
 			srcs[i].dgrams++;
+			if (r >= 8) {
+				unsigned long long seq;
+
+				memcpy(&seq, buf, sizeof(seq));
+				srcs[i].reordered += reordered(from.sin_addr,
+							       from.sin_port, seq);
+			}
 		}
 	}
 }

@@ -19,22 +19,25 @@ static void explain(void)
 		"                  [ mode qcn|qcn-t ] [ qcnt-period TIME ]\n"
 		"                  [ limiters N ] [ flow l4|l3|dst-mac ]\n"
 		"                  [ limit BYTES ] [ jitter on|off ]\n"
+		"                  [ flow_limit PACKETS ] [ memory_limit BYTES ]\n"
 		"  maxrate      line rate, rpg_max_rate, 1bit .. 10Tbit\n"
 		"               (default: link speed, else 10gbit; max-rate is the same)\n"
 		"  gd           Gd = 2^-N, rpg_gd, 0 .. 31 (default 7)\n"
 		"  ai-rate      active increase R_AI, rpg_ai_rate (default 5mbit)\n"
 		"  hai-rate     hyper-active increase R_HAI, rpg_hai_rate (default 50mbit)\n"
-		"  byte-reset   byte counter cycle, rpg_byte_reset (default 150000 bytes)\n"
-		"  time-reset   timer cycle T, rpg_time_reset, 1us .. 10s (default 15ms)\n"
+		"  byte-reset   byte counter cycle, rpg_byte_reset, >= 1500 bytes (default 150000)\n"
+		"  time-reset   timer cycle T, rpg_time_reset, 100us .. 10s (default 15ms)\n"
 		"  threshold    fast recovery cycles, rpg_threshold, 1 .. 1000 (default 5)\n"
 		"  min-rate     rpg_min_rate, <= maxrate (default 5mbit)\n"
 		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac, 0 .. 100 (default 50)\n"
 		"  mode         802.1Qau byte counter + timer, or QCN-T (timer only)\n"
-		"  qcnt-period  QCN-T timer period t, 1us .. 10s (default 2.4ms)\n"
+		"  qcnt-period  QCN-T timer period t, 100us .. 10s (default 2.4ms)\n"
 		"  limiters     most rate limiters at once, 1 .. 65536 (default 1024)\n"
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
 		"  limit        total backlog, 1 .. 1073741824 bytes (default 4mb = 4194304)\n"
 		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
+		"  flow_limit   packets queued per limiter, 1 .. 2^32-1 (default 1000)\n"
+		"  memory_limit truesize of all queued packets, 1 .. 2^31 bytes (default 32Mb)\n"
 		"Units (as in tc): RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
 		"BYTES 150000, 150kb (= 153600: k = 1024); TIME 15ms, 500us, 1s\n"
 		"(a bare number is in us).\n");
@@ -63,7 +66,7 @@ static const char * const rp_state_names[] = {
 static const char * const rp_opts[] = {
 	"maxrate", "max-rate", "gd", "ai-rate", "hai-rate", "byte-reset",
 	"time-reset", "threshold", "min-rate", "min-dec", "mode", "qcnt-period",
-	"limiters", "flow", "limit", "jitter", NULL
+	"limiters", "flow", "limit", "jitter", "flow_limit", "memory_limit", NULL
 };
 
 static int rp_bad(const char *what, const char *arg)
@@ -87,18 +90,19 @@ static int rp_time_opt(struct nlmsghdr *n, int type, const char *what,
 {
 	__u64 us;
 
-	if (tcq_get_time(&us, "qcn_rp", what, arg, 1, TC_QCN_RP_MAX_TIME))
+	if (tcq_get_time(&us, "qcn_rp", what, arg, TC_QCN_RP_MIN_TIME,
+			 TC_QCN_RP_MAX_TIME))
 		return -1;
 	addattr32(n, TCP_MAXLEN, type, us);
 	return 0;
 }
 
 static int rp_size_opt(struct nlmsghdr *n, int type, const char *what,
-		       const char *arg, __u32 max)
+		       const char *arg, __u32 min, __u32 max)
 {
 	__u64 size;
 
-	if (tcq_get_size(&size, "qcn_rp", what, arg, 1, max))
+	if (tcq_get_size(&size, "qcn_rp", what, arg, min, max))
 		return -1;
 	addattr32(n, TCP_MAXLEN, type, size);
 	return 0;
@@ -163,10 +167,17 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		else if (strcmp(opt, "qcnt-period") == 0)
 			err = rp_time_opt(n, TCA_QCN_RP_QCNT_PERIOD, opt, *argv);
 		else if (strcmp(opt, "byte-reset") == 0)
-			err = rp_size_opt(n, TCA_QCN_RP_BYTE_RESET, opt, *argv, UINT32_MAX);
+			err = rp_size_opt(n, TCA_QCN_RP_BYTE_RESET, opt, *argv,
+					  TC_QCN_RP_MIN_BYTE_RESET, UINT32_MAX);
 		else if (strcmp(opt, "limit") == 0)
-			err = rp_size_opt(n, TCA_QCN_RP_LIMIT, opt, *argv,
+			err = rp_size_opt(n, TCA_QCN_RP_LIMIT, opt, *argv, 1,
 					  TC_QCN_RP_MAX_LIMIT);
+		else if (strcmp(opt, "flow_limit") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_FLOW_LIMIT, opt, *argv, 1,
+					  UINT32_MAX);
+		else if (strcmp(opt, "memory_limit") == 0)
+			err = rp_size_opt(n, TCA_QCN_RP_MEMORY_LIMIT, opt, *argv, 1,
+					  1U << 31);
 		else if (strcmp(opt, "mode") == 0 || strcmp(opt, "flow") == 0) {
 			bool mode = opt[0] == 'm';
 
@@ -236,6 +247,10 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_RP_JITTER], 1))
 		tcp_string("jitter", "jitter %s ",
 			   rta_u8(tb[TCA_QCN_RP_JITTER]) ? "on" : "off");
+	U32(TCA_QCN_RP_FLOW_LIMIT, "flow_limit", "flow_limit");
+	if (rta_ok_len(tb[TCA_QCN_RP_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
 #undef RATE
 #undef U32
 #undef TIME
@@ -301,6 +316,17 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			(unsigned long long)s->drops);
 		tcp_u64("gso_split", " gso_split %llu",
 			(unsigned long long)s->gso_split);
+		print_nl();
+		tcp_u64("cnm_not_host", "  cnm not_host %llu",
+			(unsigned long long)s->cnm_not_host);
+		tcp_u64("cnm_qfb0", " qfb0 %llu",
+			(unsigned long long)s->cnm_qfb0);
+		print_nl();
+		tcp_u64("flow_limit_drops", "  flow_limit_drops %llu",
+			(unsigned long long)s->flow_limit_drops);
+		tcp_u64("memory_drops", " memory_drops %llu",
+			(unsigned long long)s->memory_drops);
+		tcp_uint("memory_usage", " memory_usage %u", s->memory_usage);
 	}
 	return 0;
 }
