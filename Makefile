@@ -128,15 +128,20 @@ dkms-source:
 
 dkms-install:
 	@command -v dkms >/dev/null || { echo "make dkms-install: dkms is not installed (Debian: apt install dkms)" >&2; exit 1; }
-	-@dkms remove -m $(DKMS_NAME) -v $(VERSION) --all >/dev/null 2>&1
+	@$(dkms_remove)
 	@$(MAKE) --no-print-directory dkms-source DESTDIR=
 	dkms add -m $(DKMS_NAME) -v $(VERSION)
 	dkms install -m $(DKMS_NAME) -v $(VERSION)
 
 dkms-uninstall:
 	@command -v dkms >/dev/null || { echo "make dkms-uninstall: dkms is not installed" >&2; exit 1; }
-	-dkms remove -m $(DKMS_NAME) -v $(VERSION) --all
+	@$(dkms_remove)
 	rm -rf $(DKMS_SRC)
+
+# this version out of DKMS (every kernel), if it was added
+dkms_remove = if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(VERSION) 2>/dev/null)" ]; then \
+	echo "dkms remove -m $(DKMS_NAME) -v $(VERSION) --all"; \
+	dkms remove -m $(DKMS_NAME) -v $(VERSION) --all; fi
 
 setup:
 	@scripts/setup
