@@ -92,6 +92,10 @@ install-modules:
 		echo "make install: KDIR=$(KDIR) is kernel $(KVER), the running kernel is $(UNAME_R):" >&2; \
 		echo "  refusing to install into /lib/modules/$(KVER); stage with DESTDIR=, or use DKMS (make dkms-install)" >&2; \
 		exit 1; fi
+	@if [ -z "$(DESTDIR)" ] && ls $(foreach m,$(MODULES),/lib/modules/$(KVER)/updates/dkms/$(m).ko*) >/dev/null 2>&1; then \
+		echo "make install: DKMS has installed $(DKMS_NAME) for $(KVER) (/lib/modules/$(KVER)/updates/dkms)," >&2; \
+		echo "  which modprobe prefers: make dkms-uninstall first" >&2; \
+		exit 1; fi
 	@$(MAKE) --no-print-directory modules
 	install -d $(DESTDIR)$(MODDIR)
 	install -m 644 $(foreach m,$(MODULES),$(BUILD)/$(m)/$(m).ko) $(DESTDIR)$(MODDIR)/
@@ -126,8 +130,14 @@ dkms-source:
 	install -d $(DESTDIR)$(DKMS_SRC)
 	tar -cf - $(DKMS_FILES) | tar -xf - -C $(DESTDIR)$(DKMS_SRC)
 
+# DKMS leaves a module of the same version alone: make install's copies
+# would stay the ones modprobe loads.
 dkms-install:
 	@command -v dkms >/dev/null || { echo "make dkms-install: dkms is not installed (Debian: apt install dkms)" >&2; exit 1; }
+	@if ls $(foreach m,$(MODULES),/lib/modules/*/extra/$(m).ko) >/dev/null 2>&1; then \
+		echo "make dkms-install: make install put the modules into" $$(ls -d /lib/modules/*/extra/sch_qcn.ko /lib/modules/*/extra/rp_limiter.ko 2>/dev/null) >&2; \
+		echo "  DKMS would not replace them: make uninstall first" >&2; \
+		exit 1; fi
 	@$(dkms_remove)
 	@$(MAKE) --no-print-directory dkms-source DESTDIR=
 	dkms add -m $(DKMS_NAME) -v $(VERSION)
