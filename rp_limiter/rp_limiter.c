@@ -1476,6 +1476,7 @@ static void __exit rp_module_exit(void)
 module_init(rp_module_init);
 module_exit(rp_module_exit);
 MODULE_LICENSE("GPL");
+MODULE_VERSION(QCN_VERSION);
 MODULE_DESCRIPTION("QCN reaction point: per-flow rate limiters driven by 802.1Qau CNMs");
 MODULE_ALIAS("net-sch-qcn_rp");
 MODULE_ALIAS("sch_qcn_rp");

@@ -1216,4 +1216,5 @@ module_exit(qcn_module_exit);
 MODULE_AUTHOR("linux-qcn");
 MODULE_DESCRIPTION("IEEE 802.1Qau QCN congestion point qdisc");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(QCN_VERSION);
 MODULE_ALIAS("net-sch-qcn");
