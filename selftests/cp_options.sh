@@ -35,7 +35,7 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 24))
+ktap_plan $((${#BAD_TC[@]} + 27))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
