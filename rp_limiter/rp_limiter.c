@@ -6,9 +6,10 @@
  *		the rate limiters of a QCN-capable NIC.
  *
  * - CNMs (ethertype 0x22E7) are received by one packet_type handler and
- *   handed to the qcn_rp instance of the device they arrived on, found in
- *   a per-netns RCU list (no global lock on the packet path).  They are
- *   decoded by include/qcn/qcn_cnm.h; malformed ones are counted, dropped.
+ *   offered to the qcn_rp instances of the device they arrived on (one
+ *   per TX queue under mq), found in a per-netns RCU list (no global lock
+ *   on the packet path).  They are decoded by include/qcn/qcn_cnm.h;
+ *   malformed, group-addressed and qFb 0 ones are counted, dropped.
  * - Flows (`flow l4|l3|dst-mac`) are tracked in a bounded hash table when
  *   they send; an entry idle for RP_FLOW_AGE is forgotten.  A CNM's
  *   encapsulated destination MAC + MSDU is classified by the same code
@@ -21,11 +22,14 @@
  * - Unlimited flows go through a FIFO, undelayed.  Limited flows have
  *   their own queue, ordered by next departure time in an rbtree (as in
  *   sch_fq), paced exactly at CR; a qdisc_watchdog wakes the device; the
- *   core's byte counter is fed the bytes really dequeued, its timer is
- *   advanced by a soft hrtimer tick whether or not the flow sends.
+ *   core's byte counter is fed the bytes really dequeued; its timer runs
+ *   lazily (rp_limiter_plan()): caught up exactly when the limiter is
+ *   touched, one hrtimer for the release of idle limiters.
  * - Local senders are back-pressured: queued skbs keep their socket's
  *   send buffer charged, so a blocking UDP socket waits; `limit` bounds
- *   the total backlog (then tail drop).
+ *   the total backlog, `flow_limit` a limiter's queue (packets; checked
+ *   before a GSO skb's frames are added), `memory_limit` the queued
+ *   truesize (then drop).
  *
  * Locking: q->lock (a spinlock taken with BHs off) protects the flow
  * table, the limiters and both queues.  The enqueue/dequeue paths take it
@@ -34,9 +38,9 @@
  * (whose identity changes while a root qdisc is replaced) and without a
  * queue of pending CNMs.  sch->q.qlen and sch->qstats.backlog change only
  * in enqueue/dequeue/reset (under the root lock); the timer only moves
- * packets between our queues.  The qdisc (and q) is freed after an RCU
- * grace period, so the CNM handler may lock q->lock after destroy; it
- * then sees q->dead.
+ * packets between our queues.  q is allocated apart from the qdisc and
+ * freed after an RCU grace period (rp_q()), so the CNM handler may lock
+ * q->lock after destroy; it then sees q->dead.
  *
  * Rates: the RP core counts bit/s, netlink carries bytes/s (as tc's
  * rates); pacing is on the L2 frame length (qdisc_pkt_len), without the
@@ -52,11 +56,13 @@
 #include <linux/netdevice.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
+#include <net/qcn_gso.h>
 #include <uapi/linux/qcn.h>
 #include <qcn/qcn_rp.h>
 #include <qcn/qcn_cnm.h>
@@ -64,15 +70,26 @@
 #define RP_FLOW_BUCKETS		1024
 #define RP_MAX_FLOWS		8192		/* tracked flows per qdisc */
 #define RP_FLOW_AGE		(2 * HZ)	/* "recently sent" */
-#define RP_MAX_LIMITERS		65536
+#define RP_MAX_LIMITERS		TC_QCN_RP_MAX_LIMITERS
 #define RP_DEF_LIMITERS		1024
 #define RP_DEF_LIMIT		(4 << 20)	/* bytes */
+#define RP_DEF_FLOW_LIMIT	1000		/* packets per limiter */
+#define RP_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define RP_DEF_MAX_RATE		10000000000ULL	/* bit/s if the link speed is unknown */
-#define RP_MAX_RATE		(10000000000000ULL / 8)	/* 10 Tb/s in bytes/s */
+#define RP_MAX_RATE		TC_QCN_RP_MAX_RATE	/* 10 Tb/s in bytes/s */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
 #define RP_CATCHUP_NS		(2 * NSEC_PER_MSEC)	/* pacing debt kept */
-#define RP_TICK_MAX_NS		NSEC_PER_MSEC
-#define RP_TICK_MIN_NS		(50 * NSEC_PER_USEC)
+#define RP_WAKE_EXPIRIES	16		/* see rp_limiter_plan() */
+/*
+ * Floors that bound the work a configuration can ask for (user
+ * namespaces with CAP_NET_ADMIN can set them): the RP timer (T, QCN-T's
+ * t) at 100 us, so a limiter has at most 10000 expiries a second to
+ * catch up; the byte counter at one 1500-octet frame, so a dequeued frame
+ * ends at most one byte-counter cycle (a 64 KB frame on a jumbo device
+ * 44).  The standard's values are 15 ms, 2.4 ms and 150000 octets.
+ */
+#define RP_MIN_PERIOD_US	TC_QCN_RP_MIN_TIME
+#define RP_MIN_BYTE_RESET	TC_QCN_RP_MIN_BYTE_RESET
 
 struct rp_limiter;
 
@@ -86,6 +103,8 @@ struct rp_flow {
 
 struct rp_limiter {
 	struct rb_node rb;		/* in q->sched while it has packets */
+	struct rb_node wake_node;	/* in q->wake, always */
+	u64 wake_ns;			/* the timer must visit it by then */
 	struct list_head list;		/* q->limiters */
 	struct rp_flow *flow;
 	struct qcn_rp rp;
@@ -95,6 +114,7 @@ struct rp_limiter {
 	u64 time_next;			/* earliest departure of the head, ns */
 	u64 cnm_rx;
 	u64 bytes_sent;
+	u64 hold;			/* leaves once q->direct_out reached it */
 	u32 id;				/* class minor */
 	bool queued;
 };
@@ -103,6 +123,9 @@ struct rp_sched {
 	spinlock_t lock;
 	struct qcn_rp_params p;		/* core units: bit/s, ns */
 	u32 limit;
+	u32 flow_limit;
+	u32 memory_limit;
+	u32 memory_usage;
 	u32 max_limiters;
 	u8 flow_kind;
 	bool dead;
@@ -112,19 +135,23 @@ struct rp_sched {
 	u32 seed;
 	struct list_head limiters;
 	u32 nlim;
+	struct xarray ids;		/* class minor -> limiter */
 	u32 next_id;
 	struct rb_root sched;
 	struct qdisc_skb_head direct;	/* unlimited flows */
+	u64 direct_in, direct_out;	/* packets ever queued / left there */
 
 	struct qdisc_watchdog watchdog;
-	struct hrtimer timer;
-	bool timer_armed;
+	struct hrtimer timer;		/* at the first of q->wake */
+	u64 timer_at;			/* armed for (ns), 0: not armed */
+	struct rb_root wake;		/* limiters by wake_ns */
 
 	struct tc_qcn_rp_xstats st;
 
 	struct Qdisc *sch;
 	int ifindex;
 	struct list_head net_node;	/* rp_net.list, RCU */
+	struct rcu_head rcu;
 };
 
 struct rp_net {
@@ -133,6 +160,18 @@ struct rp_net {
 };
 
 static unsigned int rp_net_id __read_mostly;
+
+/*
+ * The qdisc's private area holds only a pointer to its rp_sched: the CNM
+ * handler finds rp_sched on an RCU list, and qdisc_create() frees a qdisc
+ * at once (no grace period) when it fails after ->init succeeded (a bad
+ * TCA_RATE estimator), so what the handler may touch is allocated apart
+ * and freed by kfree_rcu() in ->destroy.
+ */
+static struct rp_sched *rp_q(struct Qdisc *sch)
+{
+	return *(struct rp_sched **)qdisc_priv(sch);
+}
 
 /* ------------------------------------------------------------ flow keys */
 
@@ -210,10 +249,12 @@ static void rp_skb_key(const struct rp_sched *q, const struct sk_buff *skb,
 		memset(buf, 0, sizeof(buf));
 		n = ETH_HLEN;
 	}
-	if (skb_vlan_tag_present(skb))
-		prio = skb_vlan_tag_get_prio(skb);
-	else
-		prio = skb->priority < 8 ? skb->priority : 0;
+	/*
+	 * The priority the CP sees: the PCP of a tagged frame (an in-band
+	 * tag is read by rp_key()), 0 for an untagged one -- skb->priority
+	 * is local and never on the wire (sch_qcn encapsulates 0 for it).
+	 */
+	prio = skb_vlan_tag_present(skb) ? skb_vlan_tag_get_prio(skb) : 0;
 	rp_key(READ_ONCE(q->flow_kind), buf, buf + 2 * ETH_ALEN,
 	       n - 2 * ETH_ALEN, prio, key);
 }
@@ -252,22 +293,6 @@ static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 
 /* ------------------------------------------------------------ limiters */
 
-static u64 rp_tick_ns(const struct qcn_rp_params *p)
-{
-	u64 t = p->mode == QCN_RP_MODE_QCNT ? p->qcnt_period_ns : p->time_reset_ns;
-
-	return clamp_t(u64, t / 8, RP_TICK_MIN_NS, RP_TICK_MAX_NS);
-}
-
-static void rp_timer_arm(struct rp_sched *q)
-{
-	if (q->timer_armed)
-		return;
-	q->timer_armed = true;
-	hrtimer_start(&q->timer, ns_to_ktime(rp_tick_ns(&q->p)),
-		      HRTIMER_MODE_REL_SOFT);
-}
-
 static void rp_sched_remove(struct rp_sched *q, struct rp_limiter *lim)
 {
 	if (lim->queued) {
@@ -294,6 +319,56 @@ static void rp_sched_insert(struct rp_sched *q, struct rp_limiter *lim)
 	lim->queued = true;
 }
 
+/* what an skb was charged against memory_limit (truesize may change) */
+struct rp_skb_cb {
+	u32 mem;
+};
+
+static struct rp_skb_cb *rp_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct rp_skb_cb));
+	return (struct rp_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static void rp_charge(struct rp_sched *q, struct sk_buff *skb)
+{
+	rp_cb(skb)->mem = skb->truesize;
+	q->memory_usage += skb->truesize;
+}
+
+static void rp_uncharge(struct rp_sched *q, const struct sk_buff *skb)
+{
+	q->memory_usage -= rp_cb(skb)->mem;
+}
+
+static void rp_direct_add(struct rp_sched *q, struct sk_buff *skb)
+{
+	__qdisc_enqueue_tail(skb, &q->direct);
+	q->direct_in++;
+}
+
+static struct sk_buff *rp_direct_take(struct rp_sched *q)
+{
+	struct sk_buff *skb = __qdisc_dequeue_head(&q->direct);
+
+	if (skb)
+		q->direct_out++;
+	return skb;
+}
+
+/*
+ * A limiter installed while its flow has packets in the unlimited FIFO
+ * must not send before they left, or its first packet overtakes them (TCP
+ * answers reordering with dupacks and a spurious retransmit): it holds
+ * its head until every packet queued there before it was installed left.
+ * Without the flow's own count, all of them: they leave at once, unpaced.
+ */
+static bool rp_limiter_held(const struct rp_sched *q,
+			    const struct rp_limiter *lim)
+{
+	return q->direct_out < lim->hold;
+}
+
 /* A released limiter: its queued packets continue unlimited, in order. */
 static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 {
@@ -303,16 +378,31 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 	while ((skb = lim->head)) {
 		lim->head = skb->next;
 		skb_mark_not_on_list(skb);
-		__qdisc_enqueue_tail(skb, &q->direct);
+		rp_direct_add(q, skb);
 	}
 	if (lim->flow)
 		lim->flow->lim = NULL;
+	if (!RB_EMPTY_NODE(&lim->wake_node))
+		rb_erase(&lim->wake_node, &q->wake);
 	list_del(&lim->list);
+	xa_erase(&q->ids, lim->id);
 	q->nlim--;
 	kfree(lim);
 }
 
-/* Run lim's timer up to now; true if the core released it. */
+/*
+ * RP timers run lazily: the core catches up exactly (expiries are
+ * scheduled from the previous expiry, not from now), so a limiter's timer
+ * is advanced when it is touched -- a packet queued on or sent by it, a
+ * CNM, a dump -- and q->timer (one hrtimer per qdisc, no periodic tick)
+ * visits a limiter only when something must happen at a time: its
+ * release at line rate while it is idle.  rp_limiter_plan() predicts
+ * that time on a copy of the state, at most RP_WAKE_EXPIRIES expiries
+ * ahead (an RP with R_AI = R_HAI = 0 may never be released), so no
+ * catch-up runs more than about that many expiries.
+ */
+
+/* Under q->lock: run lim's timer up to now; true if the core released it. */
 static bool rp_limiter_catch_up(struct rp_sched *q, struct rp_limiter *lim,
 				u64 now)
 {
@@ -322,34 +412,86 @@ static bool rp_limiter_catch_up(struct rp_sched *q, struct rp_limiter *lim,
 	return !lim->rp.active;
 }
 
+static void rp_wake_insert(struct rp_sched *q, struct rp_limiter *lim)
+{
+	struct rb_node **p = &q->wake.rb_node, *parent = NULL;
+
+	while (*p) {
+		struct rp_limiter *o = rb_entry(*p, struct rp_limiter, wake_node);
+
+		parent = *p;
+		if (lim->wake_ns < o->wake_ns)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&lim->wake_node, parent, p);
+	rb_insert_color(&lim->wake_node, &q->wake);
+}
+
+/* Under q->lock: arm q->timer for the first wake-up, if it is earlier. */
+static void rp_timer_arm(struct rp_sched *q)
+{
+	struct rb_node *first = rb_first(&q->wake);
+	u64 at;
+
+	if (!first)
+		return;
+	at = rb_entry(first, struct rp_limiter, wake_node)->wake_ns;
+	if (q->timer_at && q->timer_at <= at)
+		return;
+	q->timer_at = at;
+	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Under q->lock: when must the timer visit lim (see above)? */
+static void rp_limiter_plan(struct rp_sched *q, struct rp_limiter *lim)
+{
+	struct qcn_rp rp = lim->rp;
+	u64 at = rp.timer_expiry_ns;
+	int i;
+
+	for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
+		at = rp.timer_expiry_ns;
+		qcn_rp_timer(&rp, &q->p, at, get_random_u32());
+	}
+	if (!RB_EMPTY_NODE(&lim->wake_node))
+		rb_erase(&lim->wake_node, &q->wake);
+	lim->wake_ns = at;
+	rp_wake_insert(q, lim);
+	rp_timer_arm(q);
+}
+
 static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 {
 	struct rp_sched *q = container_of(timer, struct rp_sched, timer);
-	struct rp_limiter *lim, *tmp;
-	enum hrtimer_restart ret;
 	u64 now = ktime_get_ns();
+	struct rp_limiter *lim;
+	struct rb_node *first;
 	bool kick = false;
 
 	spin_lock(&q->lock);
 	if (q->dead) {
-		q->timer_armed = false;
+		q->timer_at = 0;
 		spin_unlock(&q->lock);
 		return HRTIMER_NORESTART;
 	}
-	list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
+	/* no re-arming in the loop: every re-planned wake_ns is > now */
+	q->timer_at = now;
+	while ((first = rb_first(&q->wake))) {
+		lim = rb_entry(first, struct rp_limiter, wake_node);
+		if (lim->wake_ns > now)
+			break;
 		if (rp_limiter_catch_up(q, lim, now)) {
 			kick |= lim->qlen > 0;
 			rp_limiter_free(q, lim);
 			q->st.limiters_released++;
+		} else {
+			rp_limiter_plan(q, lim);
 		}
 	}
-	if (q->nlim) {
-		hrtimer_forward_now(timer, ns_to_ktime(rp_tick_ns(&q->p)));
-		ret = HRTIMER_RESTART;
-	} else {
-		q->timer_armed = false;
-		ret = HRTIMER_NORESTART;
-	}
+	q->timer_at = 0;
+	rp_timer_arm(q);
 	spin_unlock(&q->lock);
 
 	if (kick) {
@@ -357,93 +499,156 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 		__netif_schedule(qdisc_root(q->sch));
 		rcu_read_unlock();
 	}
-	return ret;
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Under q->lock: bring lim (may be NULL) up to now before it is used;
+ * NULL if the core released it (its packets went to the FIFO).
+ */
+static struct rp_limiter *rp_limiter_touch(struct rp_sched *q,
+					   struct rp_limiter *lim, u64 now)
+{
+	if (!lim || !rp_limiter_catch_up(q, lim, now))
+		return lim;
+	rp_limiter_free(q, lim);
+	q->st.limiters_released++;
+	return NULL;
 }
 
 /* ---------------------------------------------------------- CNM intake */
 
-/* Under q->lock. */
-static void rp_cnm(struct rp_sched *q, const u8 *pdu, u32 len)
+/*
+ * Under q->lock: apply the valid CNM m if it names a flow q's device sent
+ * recently; false if it does not (q counts nothing then).
+ */
+static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 {
 	struct tc_qcn_rp_flow_key key;
 	struct rp_limiter *lim;
-	struct qcn_cnm m;
 	struct rp_flow *f;
+	u64 now;
 	u32 h;
 
-	q->st.cnm_rx++;
-	if (qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK) {
-		q->st.cnm_malformed++;
-		return;
-	}
-	rp_key(q->flow_kind, m.dst, m.msdu, m.msdu_len, m.prio, &key);
+	rp_key(q->flow_kind, m->dst, m->msdu, m->msdu_len, m->prio, &key);
 	h = rp_hash(q, &key);
 	f = rp_flow_find(q, &key, h);
-	if (!f || time_after(jiffies, f->last_tx + RP_FLOW_AGE)) {
-		q->st.cnm_unmatched++;
-		return;
-	}
+	if (!f || time_after(jiffies, f->last_tx + RP_FLOW_AGE))
+		return false;
+	q->st.cnm_rx++;
 	q->st.cnm_matched++;
-	lim = f->lim;
+	now = ktime_get_ns();
+	lim = rp_limiter_touch(q, f->lim, now);
 	if (!lim) {
 		if (q->nlim >= q->max_limiters) {
 			q->st.limiters_refused++;
-			return;
+			return true;
 		}
 		lim = kzalloc(sizeof(*lim), GFP_ATOMIC);
-		if (!lim) {
+		if (!lim || xa_alloc_cyclic(&q->ids, &lim->id, lim,
+					    XA_LIMIT(1, RP_MAX_LIMITERS),
+					    &q->next_id, GFP_ATOMIC) < 0) {
+			kfree(lim);
 			q->st.limiters_refused++;
-			return;
+			return true;
 		}
 		qcn_rp_init(&lim->rp, &q->p);
 		lim->flow = f;
-		do {
-			lim->id = ++q->next_id & 0xffff;
-		} while (!lim->id);
+		lim->hold = q->direct_in;
+		RB_CLEAR_NODE(&lim->wake_node);
 		list_add_tail(&lim->list, &q->limiters);
 		q->nlim++;
 		q->st.limiters_created++;
 		f->lim = lim;
 	}
 	lim->cnm_rx++;
-	qcn_rp_cnm(&lim->rp, &q->p, m.qfb, ktime_get_ns(), get_random_u32());
-	rp_timer_arm(q);
+	qcn_rp_cnm(&lim->rp, &q->p, m->qfb, now, get_random_u32());
+	rp_limiter_plan(q, lim);
+	return true;
 }
 
-static struct rp_sched *rp_lookup(struct net_device *dev)
+enum rp_cnm_verdict { RP_CNM_VALID, RP_CNM_NOT_HOST, RP_CNM_MALFORMED, RP_CNM_QFB0 };
+
+static void rp_cnm_count(struct rp_sched *q, enum rp_cnm_verdict v)
 {
-	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
-	struct rp_sched *q;
-
-	list_for_each_entry_rcu(q, &rn->list, net_node)
-		if (q->ifindex == dev->ifindex)
-			return q;
-	return NULL;
+	q->st.cnm_rx++;
+	switch (v) {
+	case RP_CNM_VALID:
+		q->st.cnm_unmatched++;
+		break;
+	case RP_CNM_NOT_HOST:
+		q->st.cnm_not_host++;
+		break;
+	case RP_CNM_MALFORMED:
+		q->st.cnm_malformed++;
+		break;
+	case RP_CNM_QFB0:
+		q->st.cnm_qfb0++;
+		break;
+	}
 }
 
+/*
+ * A CNM is offered to every qcn_rp instance of the device it arrived on
+ * until one has sent the flow it names: under mq (the default root of a
+ * multi-queue device) there is one instance per TX queue, each seeing the
+ * flows hashed to its queue.  A CNM nobody takes is counted by the
+ * device's first instance.
+ */
 static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig_dev)
 {
+	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
 	u8 pdu[QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX];
 	u32 len = min_t(u32, skb->len, sizeof(pdu));
-	struct rp_sched *q;
+	struct rp_sched *q, *first = NULL;
+	enum rp_cnm_verdict v;
+	struct qcn_cnm m;
+	bool taken = false;
 
-	if (skb->pkt_type == PACKET_OTHERHOST || skb->pkt_type == PACKET_LOOPBACK)
-		goto out;
+	/*
+	 * A CP sends a CNM to the sampled frame's source address, never to
+	 * a group; a broadcast CNM is forged (anyone on the segment can
+	 * send one), and with `flow dst-mac` one naming the gateway would
+	 * throttle every host's traffic to it.
+	 */
+	if (skb->pkt_type != PACKET_HOST)
+		v = RP_CNM_NOT_HOST;
+	else if (skb_copy_bits(skb, 0, pdu, len) ||
+		 qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK)
+		v = RP_CNM_MALFORMED;
+	/*
+	 * qFb 0 reports no congestion: no CP sends one (a sample with
+	 * Fb >= 0 sends nothing) and the public RP models discard it.
+	 * Acting on it would install a limiter at line rate and reset the
+	 * counters of a recovering one.
+	 */
+	else if (!m.qfb)
+		v = RP_CNM_QFB0;
+	else
+		v = RP_CNM_VALID;
+
 	rcu_read_lock();
-	q = rp_lookup(dev);
-	if (q) {
+	list_for_each_entry_rcu(q, &rn->list, net_node) {
+		if (q->ifindex != dev->ifindex)
+			continue;
+		if (!first)
+			first = q;
+		if (v != RP_CNM_VALID)
+			break;
 		spin_lock(&q->lock);
-		if (!q->dead) {
-			if (skb_copy_bits(skb, 0, pdu, len))
-				q->st.cnm_malformed++;
-			else
-				rp_cnm(q, pdu, len);
-		}
+		taken = !q->dead && rp_cnm(q, &m);
 		spin_unlock(&q->lock);
+		if (taken)
+			break;
+	}
+	if (first && !taken) {
+		spin_lock(&first->lock);
+		if (!first->dead)
+			rp_cnm_count(first, v);
+		spin_unlock(&first->lock);
 	}
 	rcu_read_unlock();
-out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
@@ -455,15 +660,68 @@ static struct packet_type rp_cnm_pt __read_mostly = {
 
 /* ------------------------------------------------------------ qdisc ops */
 
+/* Under q->lock: queue one frame on lim, behind its queued ones. */
+static void rp_limiter_add(struct rp_sched *q, struct rp_limiter *lim,
+			   struct sk_buff *skb)
+{
+	if (lim->tail)
+		lim->tail->next = skb;
+	else
+		lim->head = skb;
+	lim->tail = skb;
+	skb->next = NULL;
+	lim->qlen++;
+	lim->backlog += qdisc_pkt_len(skb);
+	if (!lim->queued) {
+		u64 now = ktime_get_ns();
+
+		if (lim->time_next < now)
+			lim->time_next = now;
+		rp_sched_insert(q, lim);
+	}
+	q->st.throttled++;
+}
+
+/*
+ * Under q->lock: a GSO skb of a limited flow goes on lim as its Ethernet
+ * frames, each paced at CR and counted by the byte counter, as a NIC's
+ * limiter paces the frames its TSO engine cuts.  Pacing the 64 KB skb as
+ * one unit would send line-rate bursts of 44 frames at any CR, and a CP
+ * with Qeq 26 KB would see congestion at every average rate.  Unlimited
+ * flows keep their GSO skbs (no cost while QCN is idle).
+ */
+static int rp_limiter_add_gso(struct rp_sched *q, struct rp_limiter *lim,
+			      struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, nb = 0;
+	struct sk_buff *segs, *next;
+
+	segs = qcn_gso_segment(skb, sch, to_free);
+	if (segs)
+		q->st.gso_split++;
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		rp_charge(q, segs);
+		rp_limiter_add(q, lim, segs);
+		qdisc_qstats_backlog_inc(sch, segs);
+		sch->q.qlen++;
+		nb++;
+		len += qdisc_pkt_len(segs);
+	}
+	return qcn_gso_enqueued(sch, nb, prev_len, len);
+}
+
 static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_flow_key key;
 	u32 len = qdisc_pkt_len(skb);
 	struct rp_limiter *lim;
 	struct rp_flow *f;
 	u32 h, b;
+	int ret;
 
 	if (unlikely(sch->qstats.backlog + len > READ_ONCE(q->limit))) {
 		spin_lock(&q->lock);
@@ -476,6 +734,10 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	b = h % RP_FLOW_BUCKETS;
 
 	spin_lock(&q->lock);
+	if (unlikely(q->memory_usage + skb->truesize > READ_ONCE(q->memory_limit))) {
+		q->st.memory_drops++;
+		goto drop;
+	}
 	f = rp_flow_find(q, &key, h);
 	if (!f) {
 		if (q->nflows >= RP_MAX_FLOWS)
@@ -493,31 +755,37 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	lim = f ? f->lim : NULL;
 	if (f)
 		f->last_tx = jiffies;
-	if (lim) {
-		if (lim->tail)
-			lim->tail->next = skb;
-		else
-			lim->head = skb;
-		lim->tail = skb;
-		skb->next = NULL;
-		lim->qlen++;
-		lim->backlog += len;
-		if (!lim->queued) {
-			u64 now = ktime_get_ns();
-
-			if (lim->time_next < now)
-				lim->time_next = now;
-			rp_sched_insert(q, lim);
-		}
-		q->st.throttled++;
-	} else {
-		__qdisc_enqueue_tail(skb, &q->direct);
+	/* an idle limiter's timer has not run since it went idle */
+	if (lim && !lim->queued)
+		lim = rp_limiter_touch(q, lim, ktime_get_ns());
+	/*
+	 * One throttled flow (perhaps by a forged CNM) must not fill the
+	 * whole limit and tail-drop every unthrottled flow: as fq's
+	 * flow_limit.
+	 */
+	if (lim && unlikely(lim->qlen >= READ_ONCE(q->flow_limit))) {
+		q->st.flow_limit_drops++;
+		goto drop;
 	}
+	if (lim && skb_is_gso(skb)) {
+		ret = rp_limiter_add_gso(q, lim, skb, sch, to_free);
+		spin_unlock(&q->lock);
+		return ret;
+	}
+	rp_charge(q, skb);
+	if (lim)
+		rp_limiter_add(q, lim, skb);
+	else
+		rp_direct_add(q, skb);
 	spin_unlock(&q->lock);
 
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
+
+drop:
+	spin_unlock(&q->lock);
+	return qdisc_drop(skb, sch, to_free);
 }
 
 /* Under q->lock: the head of lim leaves now; pace and feed the core. */
@@ -558,7 +826,7 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 
 static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct sk_buff *skb = NULL;
 	struct rp_limiter *lim;
 	struct rb_node *first;
@@ -569,13 +837,18 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	if (first) {
 		now = ktime_get_ns();
 		lim = rb_entry(first, struct rp_limiter, rb);
-		if (lim->time_next <= now)
+		/* a held limiter: the FIFO is not empty, serve it */
+		if (rp_limiter_held(q, lim))
+			;
+		else if (lim->time_next <= now)
 			skb = rp_limiter_dequeue(q, lim, now);
 		else
 			wake = lim->time_next;
 	}
 	if (!skb)
-		skb = __qdisc_dequeue_head(&q->direct);
+		skb = rp_direct_take(q);
+	if (skb)
+		rp_uncharge(q, skb);
 	spin_unlock(&q->lock);
 
 	if (!skb) {
@@ -590,16 +863,15 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+/* Under RTNL (reset, destroy): drop every queued packet. */
 static void rp_purge(struct rp_sched *q, bool free_limiters)
 {
 	struct rp_limiter *lim, *tmp;
-	struct sk_buff *skb;
 
 	list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
-		while ((skb = lim->head)) {
-			lim->head = skb->next;
-			kfree_skb(skb);
-		}
+		if (lim->head)
+			rtnl_kfree_skbs(lim->head, lim->tail);
+		lim->head = NULL;
 		lim->tail = NULL;
 		lim->qlen = 0;
 		lim->backlog = 0;
@@ -607,8 +879,88 @@ static void rp_purge(struct rp_sched *q, bool free_limiters)
 		if (free_limiters)
 			rp_limiter_free(q, lim);
 	}
-	while ((skb = __qdisc_dequeue_head(&q->direct)))
-		kfree_skb(skb);
+	if (q->direct.head)
+		rtnl_kfree_skbs(q->direct.head, q->direct.tail);
+	q->direct.head = NULL;
+	q->direct.tail = NULL;
+	q->direct.qlen = 0;
+	q->direct_out = q->direct_in;
+	q->memory_usage = 0;
+}
+
+/* Packets dropped under q->lock, freed and accounted after it. */
+struct rp_drops {
+	struct sk_buff *head, *tail;
+	unsigned int n, len;
+};
+
+static void rp_drops_add(struct Qdisc *sch, struct rp_sched *q,
+			 struct rp_drops *d, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (d->tail)
+		d->tail->next = skb;
+	else
+		d->head = skb;
+	d->tail = skb;
+	d->n++;
+	d->len += qdisc_pkt_len(skb);
+	rp_uncharge(q, skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_qstats_drop(sch);
+	sch->q.qlen--;
+	q->st.drops++;
+}
+
+/* Under q->lock: the head of lim is dropped (lim keeps its time_next). */
+static struct sk_buff *rp_limiter_drop_head(struct rp_sched *q,
+					    struct rp_limiter *lim)
+{
+	struct sk_buff *skb = lim->head;
+
+	lim->head = skb->next;
+	if (!lim->head) {
+		lim->tail = NULL;
+		rp_sched_remove(q, lim);
+	}
+	skb_mark_not_on_list(skb);
+	lim->qlen--;
+	lim->backlog -= qdisc_pkt_len(skb);
+	return skb;
+}
+
+/*
+ * Under the root lock (RTNL held): drop packets until the backlog fits
+ * limit, the unlimited FIFO's oldest first, then one oldest packet of
+ * each limiter in turn; freed after q->lock, accounted up the tree once.
+ */
+static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
+{
+	struct rp_drops d = { };
+	struct rp_limiter *lim;
+	struct sk_buff *skb;
+	bool any = true;
+
+	spin_lock_bh(&q->lock);
+	while (sch->qstats.backlog > limit &&
+	       (skb = rp_direct_take(q)))
+		rp_drops_add(sch, q, &d, skb);
+	while (sch->qstats.backlog > limit && any) {
+		any = false;
+		list_for_each_entry(lim, &q->limiters, list) {
+			if (sch->qstats.backlog <= limit)
+				break;
+			if (lim->head) {
+				rp_drops_add(sch, q, &d, rp_limiter_drop_head(q, lim));
+				any = true;
+			}
+		}
+	}
+	spin_unlock_bh(&q->lock);
+	if (!d.n)
+		return;
+	rtnl_kfree_skbs(d.head, d.tail);
+	qdisc_tree_reduce_backlog(sch, d.n, d.len);
 }
 
 static void rp_flows_free(struct rp_sched *q)
@@ -627,7 +979,7 @@ static void rp_flows_free(struct rp_sched *q)
 
 static void rp_reset(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 
 	spin_lock_bh(&q->lock);
 	rp_purge(q, true);
@@ -651,7 +1003,11 @@ static struct netlink_range_validation rp_pos_range = {
 };
 
 static struct netlink_range_validation rp_time_range = {
-	.min = 1, .max = 10 * USEC_PER_SEC,
+	.min = RP_MIN_PERIOD_US, .max = TC_QCN_RP_MAX_TIME,
+};
+
+static struct netlink_range_validation rp_byte_reset_range = {
+	.min = RP_MIN_BYTE_RESET, .max = U32_MAX,
 };
 
 static struct netlink_range_validation rp_limiters_range = {
@@ -659,11 +1015,15 @@ static struct netlink_range_validation rp_limiters_range = {
 };
 
 static struct netlink_range_validation rp_limit_range = {
-	.min = 1, .max = 1U << 30,
+	.min = 1, .max = TC_QCN_RP_MAX_LIMIT,
+};
+
+static struct netlink_range_validation rp_memory_range = {
+	.min = 1, .max = 1U << 31,
 };
 
 static struct netlink_range_validation rp_threshold_range = {
-	.min = 1, .max = 1000,
+	.min = 1, .max = TC_QCN_RP_MAX_THRESHOLD,
 };
 
 static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
@@ -671,26 +1031,28 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_GD]		 = NLA_POLICY_MAX(NLA_U32, QCN_RP_MAX_GD_SHIFT),
 	[TCA_QCN_RP_AI_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
 	[TCA_QCN_RP_HAI_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
-	[TCA_QCN_RP_BYTE_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_pos_range),
+	[TCA_QCN_RP_BYTE_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_byte_reset_range),
 	[TCA_QCN_RP_TIME_RESET]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_time_range),
 	[TCA_QCN_RP_THRESHOLD]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_threshold_range),
 	[TCA_QCN_RP_MIN_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate_range),
-	[TCA_QCN_RP_MIN_DEC]	 = NLA_POLICY_MAX(NLA_U32, 100),
+	[TCA_QCN_RP_MIN_DEC]	 = NLA_POLICY_MAX(NLA_U32, TC_QCN_RP_MAX_MIN_DEC),
 	[TCA_QCN_RP_MODE]	 = NLA_POLICY_MAX(NLA_U8, TC_QCN_RP_MODE_MAX),
 	[TCA_QCN_RP_QCNT_PERIOD] = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_time_range),
 	[TCA_QCN_RP_LIMITERS]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_limiters_range),
 	[TCA_QCN_RP_FLOW]	 = NLA_POLICY_MAX(NLA_U8, TC_QCN_RP_FLOW_MAX),
 	[TCA_QCN_RP_LIMIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_limit_range),
 	[TCA_QCN_RP_JITTER]	 = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_QCN_RP_FLOW_LIMIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_pos_range),
+	[TCA_QCN_RP_MEMORY_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_memory_range),
 };
 
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct nlattr *tb[TCA_QCN_RP_MAX + 1];
 	struct qcn_rp_params p;
-	u32 limit, max_limiters;
+	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
 	u8 kind;
 	int err;
@@ -704,6 +1066,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	spin_lock_bh(&q->lock);
 	p = q->p;
 	limit = q->limit;
+	flow_limit = q->flow_limit;
+	memory_limit = q->memory_limit;
 	max_limiters = q->max_limiters;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
@@ -740,13 +1104,13 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		limit = nla_get_u32(tb[TCA_QCN_RP_LIMIT]);
 	if (tb[TCA_QCN_RP_FLOW])
 		kind = nla_get_u8(tb[TCA_QCN_RP_FLOW]);
+	if (tb[TCA_QCN_RP_FLOW_LIMIT])
+		flow_limit = nla_get_u32(tb[TCA_QCN_RP_FLOW_LIMIT]);
+	if (tb[TCA_QCN_RP_MEMORY_LIMIT])
+		memory_limit = nla_get_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]);
 
 	if (p.min_rate > p.max_rate) {
-		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed max-rate");
-		return -EINVAL;
-	}
-	if (!qcn_rp_params_valid(&p)) {
-		NL_SET_ERR_MSG(extack, "qcn_rp: invalid reaction point parameters");
+		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
 		return -EINVAL;
 	}
 
@@ -756,8 +1120,11 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	list_for_each_entry(lim, &q->limiters, list) {
 		if (lim->rp.cr > p.max_rate)
 			lim->rp.cr = p.max_rate;
+		rp_limiter_plan(q, lim);	/* the new parameters' pace */
 	}
 	WRITE_ONCE(q->limit, limit);
+	WRITE_ONCE(q->flow_limit, flow_limit);
+	WRITE_ONCE(q->memory_limit, memory_limit);
 	WRITE_ONCE(q->max_limiters, max_limiters);
 	if (kind != q->flow_kind) {
 		/* keys change meaning: every flow starts over, unlimited */
@@ -770,21 +1137,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->flow_kind, kind);
 	}
 	spin_unlock_bh(&q->lock);
-	/* a smaller limit: trim the unlimited queue from its head */
-	while (sch->qstats.backlog > limit) {
-		struct sk_buff *skb;
-
-		spin_lock_bh(&q->lock);
-		skb = __qdisc_dequeue_head(&q->direct);
-		spin_unlock_bh(&q->lock);
-		if (!skb)
-			break;
-		qdisc_qstats_backlog_dec(sch, skb);
-		sch->q.qlen--;
-		qdisc_tree_reduce_backlog(sch, 1, qdisc_pkt_len(skb));
-		kfree_skb(skb);
-		q->st.drops++;
-	}
+	rp_trim(sch, q, limit);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -792,22 +1145,30 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 		   struct netlink_ext_ack *extack)
 {
-	struct rp_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	struct rp_net *rn = net_generic(dev_net(dev), rp_net_id);
 	struct ethtool_link_ksettings ks;
 	u64 line = RP_DEF_MAX_RATE;
+	struct rp_sched *q;
 	int err;
 
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		NL_SET_ERR_MSG(extack, "qcn_rp: no memory");
+		return -ENOMEM;
+	}
+	*(struct rp_sched **)qdisc_priv(sch) = q;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->limiters);
+	xa_init_flags(&q->ids, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&q->net_node);
 	q->sched = RB_ROOT;
+	q->wake = RB_ROOT;
 	q->sch = sch;
 	q->ifindex = dev->ifindex;
 	q->seed = get_random_u32();
 	qdisc_watchdog_init(&q->watchdog, sch);
-	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	q->timer.function = rp_timer;
 
 	/* max rate: the link speed when the device knows it (RTNL is held) */
@@ -818,6 +1179,8 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	if (q->p.min_rate > line)
 		q->p.min_rate = line;
 	q->limit = RP_DEF_LIMIT;
+	q->flow_limit = RP_DEF_FLOW_LIMIT;
+	q->memory_limit = RP_DEF_MEMORY_LIMIT;
 	q->max_limiters = RP_DEF_LIMITERS;
 	q->flow_kind = TC_QCN_RP_FLOW_L4;
 
@@ -838,9 +1201,11 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 
 static void rp_destroy(struct Qdisc *sch)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct rp_net *rn = net_generic(dev_net(qdisc_dev(sch)), rp_net_id);
 
+	if (!q)
+		return;
 	spin_lock_bh(&rn->lock);
 	if (!list_empty(&q->net_node))
 		list_del_rcu(&q->net_node);
@@ -858,19 +1223,24 @@ static void rp_destroy(struct Qdisc *sch)
 		spin_unlock_bh(&q->lock);
 		kvfree(q->flows);
 	}
+	xa_destroy(&q->ids);
+	/* the CNM handler may hold q until a grace period has passed */
+	kfree_rcu(q, rcu);
 }
 
 static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct qcn_rp_params p;
 	struct nlattr *opts;
-	u32 limit, limiters;
+	u32 limit, limiters, flow_limit, memory_limit;
 	u8 kind;
 
 	spin_lock_bh(&q->lock);
 	p = q->p;
 	limit = q->limit;
+	flow_limit = q->flow_limit;
+	memory_limit = q->memory_limit;
 	limiters = q->max_limiters;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
@@ -894,7 +1264,9 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_RP_LIMITERS, limiters) ||
 	    nla_put_u8(skb, TCA_QCN_RP_FLOW, kind) ||
 	    nla_put_u32(skb, TCA_QCN_RP_LIMIT, limit) ||
-	    nla_put_u8(skb, TCA_QCN_RP_JITTER, p.jitter))
+	    nla_put_u8(skb, TCA_QCN_RP_JITTER, p.jitter) ||
+	    nla_put_u32(skb, TCA_QCN_RP_FLOW_LIMIT, flow_limit) ||
+	    nla_put_u32(skb, TCA_QCN_RP_MEMORY_LIMIT, memory_limit))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -905,13 +1277,14 @@ nla_put_failure:
 
 static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_xstats st;
 
 	spin_lock_bh(&q->lock);
 	st = q->st;
 	st.limiters_active = q->nlim;
 	st.flows = q->nflows;
+	st.memory_usage = q->memory_usage;
 	spin_unlock_bh(&q->lock);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -920,12 +1293,7 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 static struct rp_limiter *rp_find_lim(struct rp_sched *q, u32 id)
 {
-	struct rp_limiter *lim;
-
-	list_for_each_entry(lim, &q->limiters, list)
-		if (lim->id == id)
-			return lim;
-	return NULL;
+	return xa_load(&q->ids, id);
 }
 
 static struct Qdisc *rp_leaf(struct Qdisc *sch, unsigned long arg)
@@ -935,7 +1303,7 @@ static struct Qdisc *rp_leaf(struct Qdisc *sch, unsigned long arg)
 
 static unsigned long rp_find(struct Qdisc *sch, u32 classid)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	unsigned long found;
 
 	spin_lock_bh(&q->lock);
@@ -971,7 +1339,7 @@ static int rp_dump_class(struct Qdisc *sch, unsigned long cl,
 static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 			       struct gnet_dump *d)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct tc_qcn_rp_class_xstats xs = { };
 	struct gnet_stats_queue qs = { };
 	struct rp_limiter *lim;
@@ -979,6 +1347,12 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 
 	spin_lock_bh(&q->lock);
 	lim = rp_find_lim(q, cl);
+	/* its timer up to now (lazy); an idle one may be released here */
+	if (lim && rp_limiter_catch_up(q, lim, ktime_get_ns()) && !lim->qlen) {
+		rp_limiter_free(q, lim);
+		q->st.limiters_released++;
+		lim = NULL;
+	}
 	if (lim) {
 		xs.key = lim->flow->key;
 		xs.cr = lim->rp.cr / 8;
@@ -1003,7 +1377,7 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 
 static void rp_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 {
-	struct rp_sched *q = qdisc_priv(sch);
+	struct rp_sched *q = rp_q(sch);
 	struct rp_limiter *lim;
 	u32 *ids, n = 0, cap, i;
 
@@ -1043,7 +1417,7 @@ static const struct Qdisc_class_ops rp_class_ops = {
 static struct Qdisc_ops rp_qdisc_ops __read_mostly = {
 	.cl_ops		= &rp_class_ops,
 	.id		= "qcn_rp",
-	.priv_size	= sizeof(struct rp_sched),
+	.priv_size	= sizeof(struct rp_sched *),
 	.enqueue	= rp_enqueue,
 	.dequeue	= rp_dequeue,
 	.peek		= qdisc_peek_dequeued,
@@ -1077,6 +1451,9 @@ static int __init rp_module_init(void)
 {
 	int err;
 
+	BUILD_BUG_ON(sizeof(struct tc_qcn_rp_xstats) ==
+		     sizeof(struct tc_qcn_rp_class_xstats));
+
 	err = register_pernet_subsys(&rp_net_ops);
 	if (err)
 		return err;
@@ -1099,6 +1476,7 @@ static void __exit rp_module_exit(void)
 module_init(rp_module_init);
 module_exit(rp_module_exit);
 MODULE_LICENSE("GPL");
+MODULE_VERSION(QCN_VERSION);
 MODULE_DESCRIPTION("QCN reaction point: per-flow rate limiters driven by 802.1Qau CNMs");
 MODULE_ALIAS("net-sch-qcn_rp");
 MODULE_ALIAS("sch_qcn_rp");

@@ -43,8 +43,7 @@
 
 #define QCN_AF_BUCKETS		1024	/* per-flow table (unclassified) */
 #define QCN_AF_MAX_CLASSES	4096	/* tc classes per qdisc */
-#define QCN_AF_MAX_WEIGHT	65535
-#define QCN_AF_MAX_TS_US	1000000	/* Ts at most 1 s */
+#define QCN_AF_MAX_WEIGHT	TC_QCN_CLASS_MAX_WEIGHT
 
 struct qcn_af_cl {
 	struct Qdisc_class_common common;
@@ -249,9 +248,12 @@ static void qcn_af_run(struct qcn_af *af)
 static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 {
 	struct qcn_af *af = container_of(timer, struct qcn_af, timer);
-	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(af->sch));
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	spinlock_t *root_lock;
 
+	/* qdisc_root_sleeping() is an RCU dereference (as in sch_pie's timer) */
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(af->sch));
 	spin_lock(root_lock);
 	/*
 	 * af off then on while this callback waited for the lock: the
@@ -264,39 +266,13 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(root_lock);
+	rcu_read_unlock();
 	return ret;
 }
 
 /* ------------------------------------------------ qdisc-level options */
 
-int qcn_af_validate(struct nlattr **tb, struct netlink_ext_ack *extack)
-{
-	struct nlattr *a;
-
-	a = tb[TCA_QCN_AF];
-	if (a && nla_get_u8(a) > 1) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "af must be on (1) or off (0)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_ALPHA];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) >= QCN_FRAC_ONE)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF alpha must be in (0, 1)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_BETA];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) >= QCN_FRAC_ONE)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF beta must be in (0, 1)");
-		return -EINVAL;
-	}
-	a = tb[TCA_QCN_AF_TS];
-	if (a && (!nla_get_u32(a) || nla_get_u32(a) > QCN_AF_MAX_TS_US)) {
-		NL_SET_ERR_MSG_ATTR(extack, a, "AF ts must be 1us .. 1s");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Under sch_tree_lock, after qcn_af_validate() accepted tb. */
+/* Under sch_tree_lock; tb passed qcn_policy (every range is there). */
 void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
 {
 	struct qcn_af_cl *cl;

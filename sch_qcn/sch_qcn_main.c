@@ -3,7 +3,8 @@
  * net/sched/sch_qcn: IEEE 802.1Qau Quantized Congestion Notification,
  * the congestion point (CP).
  *
- * A byte-limited queue (tail drop), optionally paced at the emulated port
+ * A byte-limited queue (tail drop; also at memory_limit, the queued skbs'
+ * truesize, as fq_codel counts it), optionally paced at the emulated port
  * rate, served FIFO or by per-flow deficit round robin.  Every ~150 KB of
  * arrivals (less when congested) the CP takes a sample: Fb = -(Qoff +
  * w * Qdelta) (eq. 1 of Alizadeh et al., include/qcn/qcn_cp.h).  When
@@ -33,12 +34,26 @@
  * database sends it toward the source), otherwise out of the device the
  * culprit frame arrived on.  CNMs are never sampled themselves.
  *
- * Encapsulated priority: the VLAN PCP of a tagged frame, else skb->priority
- * when it is an 802.1p value (0..7), else 0.
+ * VLANs: a CNM travels in the VLAN of its culprit.  A tagged culprit (an
+ * accelerated or in-band 802.1Q/802.1ad tag) gets a CNM with the same VID
+ * and TPID; on a port of a VLAN-filtering bridge an untagged culprit was
+ * relayed in the port's PVID.  Through a VLAN-filtering bridge the CNM
+ * leaves by the bridge port the culprit came in by (the port its source is
+ * behind), tagged or untagged as that port sends the VLAN, since the
+ * bridge device itself is usually no member of the VLAN; a bridge without
+ * VLAN filtering forwards it by its FDB, as before.  The tag's PCP and the
+ * CNM's skb->priority are the CNM transmit priority, 6 (802.1Qau
+ * cnmTransmitPriority, IEEE8021-CN-MIB default).
+ *
+ * Encapsulated priority: the VLAN PCP of a tagged culprit; 0 for an
+ * untagged one, the priority 802.1Q gives an untagged frame at a port with
+ * the default port priority.  The CP's own skb->priority is a local value
+ * the source never sees (qcn_rp keys untagged flows on priority 0 too).
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
+#include <linux/if_bridge.h>
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -51,6 +66,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
+#include <net/qcn_gso.h>
 
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
@@ -58,26 +74,52 @@
 #include "sch_qcn_af.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
+#define QCN_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define QCN_FLOWS		1024		/* DRR flow queues (hash buckets) */
 #define QCN_CNM_RING		32		/* CNMs waiting for the work item */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
-#define QCN_MAX_RATE		BIT_ULL(40)	/* bytes/s, ~8.8 Tbit/s */
-#define QCN_MAX_KEEPALIVE	10000000	/* us */
+#define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
+#define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
 #define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
+/*
+ * Pacing: the watchdog may fire up to this late (as fq's timer_slack), so
+ * that one wake-up serves a few frames (4 of 1514 bytes at 500 Mbit/s)
+ * instead of one hrtimer per frame; time_next keeps the schedule, so the
+ * rate stays exact and only bursts of that length appear.
+ */
+#define QCN_TIMER_SLACK		(100 * NSEC_PER_USEC)
+/*
+ * A keep-alive sample looks for a culprit (occupancy) and queues a CNM:
+ * at most 10000 of them per second.
+ */
+#define QCN_MIN_KEEPALIVE	TC_QCN_MIN_KEEPALIVE	/* us, or 0: off */
+#define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
 	u32	af_handle;	/* from qcn_af_enqueue() */
+	u32	off;		/* indexed: the flow's byte count at enqueue */
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
 };
 
+/*
+ * A flow queue.  Unindexed (arrival sampling, no keep-alive: no culprit
+ * is ever searched for) it is a list through skb->next.  Indexed, it is an
+ * rbtree of its skbs (skb->rbnode, as sch_fq keeps them) keyed by their
+ * enqueue offset, appended at the rightmost node: O(1) amortized to add
+ * and remove, O(log n) to find the frame holding a byte; q->index, a
+ * Fenwick tree over the flows' backlogs (DRR), finds the flow.
+ */
 struct qcn_flow {
-	struct sk_buff	*head;
+	struct sk_buff	*head;		/* unindexed */
 	struct sk_buff	*tail;
+	struct rb_root_cached tree;	/* indexed */
+	struct rb_node	*last;		/* indexed: the rightmost node */
 	struct list_head flowchain;	/* on q->active while backlogged */
 	u32		backlog;	/* bytes */
+	u32		in_off;		/* indexed: bytes ever queued, mod 2^32 */
 	int		deficit;
 };
 
@@ -88,6 +130,8 @@ struct qcn_cnm_req {
 	u8	qfb;
 	u8	mode;			/* enum tc_qcn_sample actually used */
 	u8	pdu_len;
+	__be16	vlan_proto;		/* the culprit's tag TPID, 0: untagged */
+	u16	vid;			/* and its VID */
 	int	ifindex;		/* the culprit's input device */
 	u8	pdu[QCN_CNM_MAX_LEN];
 };
@@ -108,6 +152,7 @@ static unsigned int qcn_net_id __read_mostly;
 struct qcn_sched_data {
 	/* parameters: written under sch_tree_lock, READ_ONCE in dump */
 	u32		limit;
+	u32		memory_limit;	/* truesize bytes */
 	u64		rate;		/* bytes/s, 0: unpaced */
 	u8		sched;		/* enum tc_qcn_sched */
 	u8		sample;		/* enum tc_qcn_sample */
@@ -116,9 +161,12 @@ struct qcn_sched_data {
 	struct qcn_cp_params cp_params;
 
 	struct qcn_flow	*flows;		/* QCN_FLOWS; FIFO uses flows[0] */
+	u32		*index;		/* QCN_FLOWS + 1: flow backlogs (DRR) */
+	bool		indexed;	/* occupancy culprits can be asked for */
 	struct list_head active;
 	u32		quantum;
 	u32		backlog;	/* bytes in the flow queues */
+	u32		memory_usage;	/* their truesize */
 	u32		nr_active;
 	u64		time_next;	/* pacing: next departure, ns */
 
@@ -138,7 +186,7 @@ struct qcn_sched_data {
 	struct qcn_cnm_req cnm_ring[QCN_CNM_RING];
 	struct work_struct cnm_work;
 
-	struct tc_qcn_xstats stats;	/* CNM counters under cnm_lock */
+	struct tc_qcn_xstats stats;	/* CNM counters also under cnm_lock */
 };
 
 struct qcn_af *qcn_sched_af(struct Qdisc *sch)
@@ -192,6 +240,74 @@ static void qcn_pci_use(struct qcn_sched_data *q, bool use)
 
 /* ----------------------------------------------------------- the queues */
 
+/*
+ * Indexed flows keep their skbs in an rbtree, whose node overlays skb->dev
+ * (restored at dequeue): what reads skb->dev while the skb is queued must
+ * run before it is linked.  Two-samples reads skb_get_hash() of queued
+ * frames, and the flow dissector reads skb->dev: hash it first.
+ */
+static bool qcn_needs_index(u8 sample, u32 keepalive)
+{
+	return sample != TC_QCN_SAMPLE_ARRIVAL || keepalive;
+}
+
+static void qcn_flow_link(struct qcn_sched_data *q, struct qcn_flow *flow,
+			  struct sk_buff *skb)
+{
+	struct qcn_skb_cb *cb = qcn_cb(skb);
+	struct rb_node **link;
+
+	if (!q->indexed) {
+		skb->next = NULL;
+		if (!flow->head)
+			flow->head = skb;
+		else
+			flow->tail->next = skb;
+		flow->tail = skb;
+		return;
+	}
+	if (q->sample == TC_QCN_SAMPLE_TWO)
+		skb_get_hash(skb);
+	cb->off = flow->in_off;
+	flow->in_off += qdisc_pkt_len(skb);
+	/* offsets only grow: the new node is the rightmost one */
+	link = flow->last ? &flow->last->rb_right : &flow->tree.rb_root.rb_node;
+	rb_link_node(&skb->rbnode, flow->last, link);
+	rb_insert_color_cached(&skb->rbnode, &flow->tree, !flow->last);
+	flow->last = &skb->rbnode;
+	if (q->sched == TC_QCN_SCHED_DRR)
+		qcn_culprit_index_add(q->index, QCN_FLOWS, cb->flow,
+				      qdisc_pkt_len(skb));
+}
+
+/* Unlink the head frame of a backlogged flow. */
+static struct sk_buff *qcn_flow_unlink(struct qcn_sched_data *q,
+				       struct qcn_flow *flow)
+{
+	struct rb_node *n;
+	struct sk_buff *skb;
+
+	if (!q->indexed) {
+		skb = flow->head;
+		flow->head = skb->next;
+		if (!flow->head)
+			flow->tail = NULL;
+		skb_mark_not_on_list(skb);
+		return skb;
+	}
+	n = rb_first_cached(&flow->tree);
+	rb_erase_cached(n, &flow->tree);
+	if (flow->last == n)
+		flow->last = NULL;
+	skb = rb_to_skb(n);
+	skb_mark_not_on_list(skb);
+	skb->dev = qdisc_dev(q->sch);
+	if (q->sched == TC_QCN_SCHED_DRR)
+		qcn_culprit_index_add(q->index, QCN_FLOWS, qcn_cb(skb)->flow,
+				      0U - qdisc_pkt_len(skb));
+	return skb;
+}
+
 static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 {
 	struct qcn_skb_cb *cb = qcn_cb(skb);
@@ -200,12 +316,7 @@ static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 	cb->flow = q->sched == TC_QCN_SCHED_DRR ?
 		   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
 	flow = &q->flows[cb->flow];
-	skb->next = NULL;
-	if (!flow->head)
-		flow->head = skb;
-	else
-		flow->tail->next = skb;
-	flow->tail = skb;
+	qcn_flow_link(q, flow, skb);
 	flow->backlog += qdisc_pkt_len(skb);
 	q->backlog += qdisc_pkt_len(skb);
 	if (list_empty(&flow->flowchain)) {
@@ -228,14 +339,11 @@ static struct sk_buff *qcn_flow_dequeue(struct qcn_sched_data *q)
 			list_move_tail(&flow->flowchain, &q->active);
 			continue;
 		}
-		skb = flow->head;
-		flow->head = skb->next;
-		skb_mark_not_on_list(skb);
+		skb = qcn_flow_unlink(q, flow);
 		flow->backlog -= qdisc_pkt_len(skb);
 		q->backlog -= qdisc_pkt_len(skb);
 		flow->deficit -= qdisc_pkt_len(skb);
-		if (!flow->head) {
-			flow->tail = NULL;
+		if (q->indexed ? RB_EMPTY_ROOT(&flow->tree.rb_root) : !flow->head) {
 			list_del_init(&flow->flowchain);
 			q->nr_active--;
 		}
@@ -252,12 +360,16 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 	if (skb) {
 		qdisc_qstats_backlog_dec(sch, skb);
 		sch->q.qlen--;
+		q->memory_usage -= skb->truesize;
 	}
 	return skb;
 }
 
-/* Re-sort the queued frames after a change of 'sched' (under the lock). */
-static void qcn_resort(struct qcn_sched_data *q, u8 sched)
+/*
+ * Re-queue the queued frames after a change of 'sched' or of the flows'
+ * layout (indexed or not, frames hashed or not), under the lock.
+ */
+static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed)
 {
 	struct sk_buff_head list;
 	struct sk_buff *skb;
@@ -266,28 +378,46 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched)
 	while ((skb = qcn_flow_dequeue(q)) != NULL)
 		__skb_queue_tail(&list, skb);
 	q->sched = sched;
+	q->indexed = indexed;
 	while ((skb = __skb_dequeue(&list)) != NULL)
 		qcn_flow_add(q, skb);
 }
 
 /* ------------------------------------------------------------- culprits */
 
-/* The frame holding occupied byte 'offset' (QCN-OS), walking every flow. */
+/*
+ * The frame holding a uniformly random occupied byte (QCN-OS), in
+ * O(log n): the flow from q->index, then the frame by enqueue offset.
+ * Only indexed queues are searched (qcn_needs_index()).
+ */
 static struct sk_buff *qcn_occupied(struct qcn_sched_data *q, u32 rnd)
 {
 	u32 off = qcn_culprit_offset(q->backlog, rnd);
 	struct qcn_flow *flow;
 	struct sk_buff *skb;
+	struct rb_node *n;
+	u32 f = 0, target;
+	int c;
 
-	if (!q->backlog)
+	if (!q->backlog || !q->indexed)
 		return NULL;
-	list_for_each_entry(flow, &q->active, flowchain) {
-		if (!qcn_culprit_walk_step(&off, flow->backlog))
-			continue;
-		for (skb = flow->head; skb; skb = skb->next)
-			if (qcn_culprit_walk_step(&off, qdisc_pkt_len(skb)))
-				return skb;
-		return NULL;	/* flow->backlog out of sync: not reached */
+	if (q->sched == TC_QCN_SCHED_DRR) {
+		f = qcn_culprit_index_find(q->index, QCN_FLOWS, off, &off);
+		if (f >= QCN_FLOWS)
+			return NULL;	/* index out of sync: not reached */
+	}
+	flow = &q->flows[f];
+	n = rb_first_cached(&flow->tree);
+	if (!n)
+		return NULL;
+	target = qcn_cb(rb_to_skb(n))->off + off;
+	for (n = flow->tree.rb_root.rb_node; n; ) {
+		skb = rb_to_skb(n);
+		c = qcn_culprit_frame_cmp(qcn_cb(skb)->off, qdisc_pkt_len(skb),
+					  target);
+		if (!c)
+			return skb;
+		n = c < 0 ? n->rb_left : n->rb_right;
 	}
 	return NULL;
 }
@@ -343,16 +473,22 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 	if (!eh || !is_valid_ether_addr(eh->h_source))
 		return false;
 
+	req->vlan_proto = 0;
+	req->vid = 0;
 	if (skb_vlan_tag_present(skb)) {
+		req->vlan_proto = skb->vlan_proto;
+		req->vid = skb_vlan_tag_get_id(skb);
 		m.prio = skb_vlan_tag_get_prio(skb);
 	} else if (eth_type_vlan(eh->h_proto)) {
 		tci = skb_header_pointer(skb, off + 2, sizeof(_tci), &_tci);
 		if (!tci)
 			return false;
+		req->vlan_proto = eh->h_proto;
+		req->vid = ntohs(*tci) & VLAN_VID_MASK;
 		m.prio = ntohs(*tci) >> VLAN_PRIO_SHIFT;
 		off += VLAN_HLEN;
 	} else {
-		m.prio = skb->priority < 8 ? skb->priority : 0;
+		m.prio = 0;	/* untagged: see "Encapsulated priority" above */
 	}
 	proto = skb_header_pointer(skb, off, sizeof(_proto), &_proto);
 	if (!proto)
@@ -398,16 +534,57 @@ static bool qcn_cnm_queue(struct qcn_sched_data *q, const struct qcn_cnm_req *re
 	return queued;
 }
 
-/* The device a CNM leaves by, held; NULL when there is none. */
-static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
+/*
+ * Through a VLAN-filtering bridge: the bridge port the culprit came in by
+ * (the port behind which its source sits), if it is a member of the
+ * culprit's VLAN; *tagged as that port sends the VLAN.  Under RCU.
+ */
+static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
+					    struct net_device *br,
+					    const struct qcn_cnm_req *req,
+					    u16 *vid, bool *tagged)
+{
+	struct bridge_vlan_info info;
+	struct net_device *in;
+
+	*vid = req->vid;
+	if (!req->vlan_proto && br_vlan_get_pvid_rcu(port, vid))
+		return NULL;	/* untagged egress: relayed in the PVID */
+	in = req->ifindex ? dev_get_by_index_rcu(dev_net(port), req->ifindex) :
+			    NULL;
+	if (!in || !netif_is_bridge_port(in) ||
+	    netdev_master_upper_dev_get_rcu(in) != br ||
+	    br_vlan_get_info_rcu(in, *vid, &info))
+		return NULL;
+	*tagged = !(info.flags & BRIDGE_VLAN_INFO_UNTAGGED);
+	return in;
+}
+
+/*
+ * The device a CNM leaves by, held, with the VLAN tag it carries (*vid,
+ * *tagged); NULL when there is none.
+ */
+static struct net_device *qcn_cnm_dev(struct net_device *port,
+				      const struct qcn_cnm_req *req,
+				      u16 *vid, bool *tagged)
 {
 	struct net_device *dev = NULL;
 
+	*vid = req->vid;
+	*tagged = !!req->vlan_proto;
 	rcu_read_lock();
-	if (netif_is_bridge_port(port))
+	if (netif_is_bridge_port(port)) {
 		dev = netdev_master_upper_dev_get_rcu(port);
-	else if (ifindex)
-		dev = dev_get_by_index_rcu(dev_net(port), ifindex);
+		if (dev && br_vlan_enabled(dev))
+			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
+	} else if (req->ifindex) {
+		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
+		/* a VLAN device tags the CNM with its own VLAN (routed frames
+		 * leave in another VLAN than they came in by)
+		 */
+		if (dev && is_vlan_dev(dev))
+			*tagged = false;
+	}
 	if (dev && !(dev->flags & IFF_UP))
 		dev = NULL;
 	if (dev)
@@ -416,17 +593,37 @@ static struct net_device *qcn_cnm_dev(struct net_device *port, int ifindex)
 	return dev;
 }
 
+/* The TPID of a tag the culprit did not carry: the bridge's VLAN protocol. */
+static __be16 qcn_cnm_vlan_proto(struct net_device *port,
+				 const struct qcn_cnm_req *req)
+{
+	struct net_device *br;
+	u16 proto = ETH_P_8021Q;
+
+	if (req->vlan_proto)
+		return req->vlan_proto;
+	rcu_read_lock();
+	br = netdev_master_upper_dev_get_rcu(port);
+	if (br && netif_is_bridge_master(br))
+		br_vlan_get_proto(br, &proto);
+	rcu_read_unlock();
+	return htons(proto);
+}
+
 static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 {
-	struct net_device *dev = qcn_cnm_dev(port, req->ifindex);
 	unsigned int hlen, len;
+	struct net_device *dev;
 	struct sk_buff *skb;
 	struct ethhdr *eh;
+	bool tagged;
+	u16 vid;
 	int ret;
 
+	dev = qcn_cnm_dev(port, req, &vid, &tagged);
 	if (!dev)
 		return -ENODEV;
-	hlen = LL_RESERVED_SPACE(dev);
+	hlen = LL_RESERVED_SPACE(dev) + (tagged ? VLAN_HLEN : 0);
 	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
 	skb = alloc_skb(hlen + len + dev->needed_tailroom, GFP_KERNEL);
 	if (!skb) {
@@ -434,17 +631,20 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 		return -ENOMEM;
 	}
 	skb_reserve(skb, hlen);
-	skb_reset_mac_header(skb);
 	eh = skb_put(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
 	ether_addr_copy(eh->h_dest, req->da);
 	ether_addr_copy(eh->h_source, port->dev_addr);
 	eh->h_proto = htons(ETH_P_CNM);
+	skb_set_network_header(skb, ETH_HLEN);
 	skb_put_data(skb, req->pdu, req->pdu_len);
 	if (skb->len < len)
 		skb_put_zero(skb, len - skb->len);
-	skb_reset_network_header(skb);
 	skb->protocol = htons(ETH_P_CNM);
-	skb->priority = req->prio;
+	skb->priority = QCN_CNM_TX_PRIO;
+	if (tagged)	/* inserted in-band by the core if dev cannot */
+		__vlan_hwaccel_put_tag(skb, qcn_cnm_vlan_proto(port, req),
+				       vid | (QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
 	skb->dev = dev;
 	ret = dev_queue_xmit(skb);
 	dev_put(dev);
@@ -571,39 +771,39 @@ static bool qcn_skb_is_cnm(const struct sk_buff *skb)
 	return proto && *proto == htons(ETH_P_CNM);
 }
 
-static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		       struct sk_buff **to_free)
+/* One Ethernet frame of AF handle 'handle' arrives: queue or tail-drop it, sample. */
+static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free, u32 handle)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
+	u32 len, ka, rnd, hash = 0;
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	u32 handle, len, ka, rnd;
-	bool drop;
-	int ret;
-
-	ret = qcn_af_enqueue(q->af, skb, &handle);
-	if (ret) {
-		if (ret & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
-		__qdisc_drop(skb, to_free);
-		return ret;
-	}
+	bool drop, over_memory, pci;
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
 	cb->is_cnm = qdisc_dev(sch)->type == ARPHRD_ETHER && qcn_skb_is_cnm(skb);
 	len = qdisc_pkt_len(skb);
+	/* feed the index only while a two-samples instance reads it; hash
+	 * before the skb is linked (qcn_flow_link())
+	 */
+	pci = !cb->is_cnm && atomic_read(&q->qn->pci_users);
+	if (pci)
+		hash = skb_get_hash(skb);
 
 	drop = sch->qstats.backlog + len > q->limit;
-	if (!drop) {
+	over_memory = !drop &&
+		      q->memory_usage + skb->truesize > q->memory_limit;
+	if (!drop && !over_memory) {
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
+		q->memory_usage += skb->truesize;
 	}
 	if (!cb->is_cnm) {
-		/* feed the index only while a two-samples instance reads it */
-		if (atomic_read(&q->qn->pci_users))
-			qcn_pci_update(q->qn, skb_get_hash(skb),
+		if (pci)
+			qcn_pci_update(q->qn, hash,
 				       qcn_culprit_fill_level(q->backlog, q->limit));
 		ka = q->keepalive;
 		if (ka) {
@@ -619,11 +819,52 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
 			qcn_sampled(sch, &s, skb);
 	}
-	if (drop) {
-		q->stats.drops++;
+	if (drop || over_memory) {
+		if (drop)
+			q->stats.drops++;
+		else
+			q->stats.drops_overmemory++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * Classify once (AF-QCN), then queue frames: a GSO skb is split into the
+ * Ethernet frames a switch port queues, so that queue length, sampling,
+ * culprits and CNMs act on frames (include/net/qcn_gso.h).
+ */
+static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+	unsigned int prev_len, len = 0, nb = 0;
+	struct sk_buff *segs, *next;
+	u32 handle;
+	int ret;
+
+	ret = qcn_af_enqueue(q->af, skb, &handle);
+	if (ret) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	if (!skb_is_gso(skb))
+		return qcn_enqueue_frame(skb, sch, to_free, handle);
+
+	prev_len = qdisc_pkt_len(skb);
+	segs = qcn_gso_segment(skb, sch, to_free);
+	skb_list_walk_safe(segs, segs, next) {
+		skb_mark_not_on_list(segs);
+		if (qcn_enqueue_frame(segs, sch, to_free, handle) ==
+		    NET_XMIT_SUCCESS) {
+			nb++;
+			len += qdisc_pkt_len(segs);
+		}
+	}
+	q->stats.gso_split += nb > 0;
+	return qcn_gso_enqueued(sch, nb, prev_len, len);
 }
 
 static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
@@ -638,7 +879,8 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 	if (rate) {
 		now = ktime_get_ns();
 		if (now < q->time_next) {
-			qdisc_watchdog_schedule_ns(&q->watchdog, q->time_next);
+			qdisc_watchdog_schedule_range_ns(&q->watchdog, q->time_next,
+							 QCN_TIMER_SLACK);
 			return NULL;
 		}
 	}
@@ -682,7 +924,7 @@ static void qcn_reset(struct Qdisc *sch)
 }
 
 static struct netlink_range_validation qcn_limit_range = {
-	.min = 1, .max = INT_MAX,
+	.min = 1, .max = TC_QCN_MAX_SIZE,
 };
 
 static struct netlink_range_validation qcn_rate_range = {
@@ -690,27 +932,37 @@ static struct netlink_range_validation qcn_rate_range = {
 };
 
 static struct netlink_range_validation qcn_qeq_range = {
-	.min = 1, .max = INT_MAX,
+	.min = 1, .max = TC_QCN_MAX_SIZE,
 };
 
 static struct netlink_range_validation qcn_interval_range = {
-	.min = QCN_CP_MIN_INTERVAL, .max = INT_MAX,
+	.min = QCN_CP_MIN_INTERVAL, .max = TC_QCN_MAX_SIZE,
 };
 
-static struct netlink_range_validation qcn_keepalive_range = {
-	.min = 0, .max = QCN_MAX_KEEPALIVE,
-};
+/* keep-alive period: 0 (off) or QCN_MIN_KEEPALIVE .. QCN_MAX_KEEPALIVE us */
+static int qcn_validate_keepalive(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	u32 v = nla_get_u32(attr);
+
+	if (v && (v < QCN_MIN_KEEPALIVE || v > QCN_MAX_KEEPALIVE)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "qcn: keepalive must be 0 (off) or 100us .. 10s");
+		return -ERANGE;
+	}
+	return 0;
+}
 
 static struct netlink_range_validation qcn_frac_range = {
 	.min = 1, .max = QCN_FRAC_ONE - 1,
 };
 
 static struct netlink_range_validation qcn_af_ts_range = {
-	.min = 1, .max = QCN_MAX_KEEPALIVE,
+	.min = QCN_AF_MIN_TS_US, .max = QCN_AF_MAX_TS_US,
 };
 
 static struct netlink_range_validation qcn_af_active_range = {
-	.min = 0, .max = INT_MAX,
+	.min = 0, .max = TC_QCN_MAX_SIZE,
 };
 
 static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
@@ -722,13 +974,14 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 						   QCN_CP_W_EXP_MAX),
 	[TCA_QCN_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_interval_range),
 	[TCA_QCN_SAMPLE]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_SAMPLE_MAX),
-	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_keepalive_range),
+	[TCA_QCN_KEEPALIVE]	= NLA_POLICY_VALIDATE_FN(NLA_U32, qcn_validate_keepalive),
 	[TCA_QCN_CPID]		= { .type = NLA_U16 },
 	[TCA_QCN_AF]		= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_QCN_AF_ALPHA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_TS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_ts_range),
 	[TCA_QCN_AF_BETA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_ACTIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_active_range),
+	[TCA_QCN_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 };
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
@@ -739,6 +992,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int dropped = 0, dropped_len = 0;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
+	bool was_two, indexed;
+	u8 sched;
 	int err;
 
 	if (!opt) {
@@ -748,9 +1003,6 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	err = nla_parse_nested(tb, TCA_QCN_MAX, opt, qcn_policy, extack);
 	if (err < 0)
 		return err;
-	err = qcn_af_validate(tb, extack);
-	if (err)
-		return err;
 
 	p = q->cp_params;
 	if (tb[TCA_QCN_QEQ])
@@ -759,14 +1011,13 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		p.w_exp = nla_get_s32(tb[TCA_QCN_W_EXP]);
 	if (tb[TCA_QCN_INTERVAL])
 		p.interval = nla_get_u32(tb[TCA_QCN_INTERVAL]);
-	if (!qcn_cp_params_valid(&p)) {
-		NL_SET_ERR_MSG(extack, "qcn: w or sample interval out of range");
-		return -EINVAL;
-	}
 
 	sch_tree_lock(sch);
+	was_two = q->sample == TC_QCN_SAMPLE_TWO;
 	if (tb[TCA_QCN_LIMIT])
 		WRITE_ONCE(q->limit, nla_get_u32(tb[TCA_QCN_LIMIT]));
+	if (tb[TCA_QCN_MEMORY_LIMIT])
+		WRITE_ONCE(q->memory_limit, nla_get_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	if (tb[TCA_QCN_RATE])
 		WRITE_ONCE(q->rate, nla_get_u64(tb[TCA_QCN_RATE]));
 	if (tb[TCA_QCN_SAMPLE])
@@ -779,12 +1030,19 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cp_params.qeq, p.qeq);
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
-	if (tb[TCA_QCN_SCHED] && nla_get_u8(tb[TCA_QCN_SCHED]) != q->sched)
-		qcn_resort(q, nla_get_u8(tb[TCA_QCN_SCHED]));
+	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
+	indexed = qcn_needs_index(q->sample, q->keepalive);
+	/* queued frames join the new layout; an indexed two-samples queue
+	 * holds hashed frames only (qcn_flow_link())
+	 */
+	if (sched != q->sched || indexed != q->indexed ||
+	    (indexed && !was_two && q->sample == TC_QCN_SAMPLE_TWO))
+		qcn_resort(q, sched, indexed);
 	if (q->af)
 		qcn_af_apply(q->af, tb);
 
-	while (sch->qstats.backlog > q->limit) {
+	while (sch->qstats.backlog > q->limit ||
+	       q->memory_usage > q->memory_limit) {
 		skb = qcn_dequeue_one(sch);
 		if (!skb)
 			break;
@@ -818,14 +1076,18 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	if (!q->af)
 		return -ENOMEM;
 	q->flows = kvcalloc(QCN_FLOWS, sizeof(*q->flows), GFP_KERNEL);
-	if (!q->flows) {
+	q->index = kvcalloc(QCN_FLOWS + 1, sizeof(*q->index), GFP_KERNEL);
+	if (!q->flows || !q->index) {
 		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
 		return -ENOMEM;
 	}
-	for (i = 0; i < QCN_FLOWS; i++)
+	for (i = 0; i < QCN_FLOWS; i++) {
 		INIT_LIST_HEAD(&q->flows[i].flowchain);
+		q->flows[i].tree = RB_ROOT_CACHED;
+	}
 
 	q->limit = QCN_DEF_LIMIT;
+	q->memory_limit = QCN_DEF_MEMORY_LIMIT;
 	q->sched = TC_QCN_SCHED_FIFO;
 	q->sample = TC_QCN_SAMPLE_ARRIVAL;
 	q->quantum = psched_mtu(qdisc_dev(sch));
@@ -849,9 +1111,10 @@ static void qcn_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	cancel_work_sync(&q->cnm_work);
 	qcn_pci_use(q, false);
-	if (q->flows)
+	if (q->flows && q->index)
 		qcn_purge(sch);
 	kvfree(q->flows);
+	kvfree(q->index);
 	if (q->af)
 		qcn_af_destroy(q->af);
 }
@@ -873,7 +1136,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_INTERVAL, READ_ONCE(q->cp_params.interval)) ||
 	    nla_put_u8(skb, TCA_QCN_SAMPLE, READ_ONCE(q->sample)) ||
 	    nla_put_u32(skb, TCA_QCN_KEEPALIVE, READ_ONCE(q->keepalive)) ||
-	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)))
+	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)) ||
+	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
 		goto nla_put_failure;
 	if (q->af && qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
@@ -889,12 +1153,21 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct tc_qcn_xstats st;
 
-	spin_lock_bh(&q->cnm_lock);
+	/*
+	 * One snapshot: the sampling counters, qold and the flow count change
+	 * under the root lock (enqueue, keep-alive), the CNM counters under
+	 * cnm_lock (also taken inside the root lock by enqueue), as sch_fq
+	 * dumps its counters under sch_tree_lock.
+	 */
+	sch_tree_lock(sch);
+	spin_lock(&q->cnm_lock);
 	st = q->stats;
-	spin_unlock_bh(&q->cnm_lock);
+	spin_unlock(&q->cnm_lock);
 	st.qold = q->cp.qold;
 	st.flows = q->nr_active;
+	st.memory_usage = q->memory_usage;
 	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
+	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
@@ -943,4 +1216,5 @@ module_exit(qcn_module_exit);
 MODULE_AUTHOR("linux-qcn");
 MODULE_DESCRIPTION("IEEE 802.1Qau QCN congestion point qdisc");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(QCN_VERSION);
 MODULE_ALIAS("net-sch-qcn");

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 23
+ktap_plan 26
 qcn_dmesg_mark
 tb_init
 
@@ -27,12 +27,17 @@ reject "alpha 1" $q alpha 1
 reject "beta 0" $q beta 0
 reject "beta 1.5" $q beta 1.5
 reject "ts 0" $q ts 0
+# the kernel's floor and ceiling (Ts bounds the water-filling's cost)
+reject "ts 999us (below the 1 ms floor)" $q ts 999us
+reject "ts 2s (above 1 s)" $q ts 2s
 reject "af maybe" $q af maybe
 reject "weight 0" nsx sw tc class add dev sw-pr parent 1: classid 1:9 qcn weight 0
 reject "weight 70000" nsx sw tc class add dev sw-pr parent 1: classid 1:9 qcn weight 70000
 reject "class under a class" nsx sw tc class add dev sw-pr parent 1:1 classid 1:9 qcn weight 1
 ktap_check "no class was created by the rejected commands" \
 	test "$(nsx sw tc class show dev sw-pr | grep -c '^class qcn')" -eq 0
+ktap_check "ts 1ms (the floor) is accepted" $q ts 1ms
+$q ts 10ms
 
 af_class 1 2 && af_class 2 1
 ktap_check "classes 1:1 (weight 2) and 1:2 (weight 1) with filters" test $? -eq 0

@@ -10,11 +10,14 @@
  * -u encapsulates the start of an IPv4/UDP frame of that 5-tuple (as a CP
  * copies it: from the EtherType on); without it the MSDU is an ARP-like
  * non-IP frame.  -m sends a deliberately malformed CNM.  -k N sends one
- * CNM for each of N flows, source ports SPORT .. SPORT + N - 1.
+ * CNM for each of N flows, source ports SPORT .. SPORT + N - 1.  -n COUNT
+ * sends COUNT copies of each (sendmmsg batches of 256: a flood).
  * Prints "sent COUNT at_mono_ms T", T = CLOCK_MONOTONIC (ms) just before
  * the first frame, to align the CNM with udp_sink's time base.
  */
+#define _GNU_SOURCE		/* sendmmsg */
 #include <arpa/inet.h>
+#include <getopt.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -22,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <qcn/qcn_cnm.h>
 #include <uapi/linux/qcn.h>
+#include "tc_units.h"
 
 static int parse_mac(const char *s, unsigned char *mac)
 {
@@ -63,17 +68,55 @@ static int build_udp(const char *spec, unsigned char *msdu, unsigned int *len)
 	return 0;
 }
 
-static void usage(void)
+static const char usage_text[] =
+"Usage: cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB [-e ENCAP_DST_MAC]\n"
+"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT] [-k FLOWS]\n"
+"                [-m truncated|version|msdu-long|msdu-trunc|reserved]\n"
+"\n"
+"Sends IEEE 802.1Qau CNMs, encoded with the project's codec, from IFACE on a\n"
+"raw socket (needs CAP_NET_RAW), for reaction point experiments.\n"
+"\n"
+"  -i IFACE     the interface to send on\n"
+"  -d MAC       the CNM's destination (the reaction point's MAC)\n"
+"  -s MAC       the CNM's source (the congestion point's MAC; CPID: MAC, index 1)\n"
+"  -q QFB       quantized feedback, 0..63\n"
+"  -e MAC       encapsulated destination MAC (default 00:00:00:00:00:00)\n"
+"  -u S:P,D:Q   encapsulate the start of an IPv4/UDP frame S:P -> D:Q, as a\n"
+"               CP copies it (default: a 30-octet non-IP MSDU, ARP)\n"
+"  -n COUNT     CNMs per flow (default 1)\n"
+"  -k FLOWS     one CNM per flow for FLOWS flows, source ports P .. P+FLOWS-1\n"
+"  -m KIND      a malformed CNM: truncated (< 24 octets), version (1),\n"
+"               msdu-long (length 65), msdu-trunc (length beyond the frame),\n"
+"               reserved (a reserved bit set)\n"
+"  -h, --help   this text\n"
+"Prints \"sent N at_mono_ms T\", T = CLOCK_MONOTONIC in ms just before the\n"
+"first frame (to line up with udp_sink's and qcnstat -m's stamps).\n"
+"Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
+
+static void usage(const char *why, const char *arg)
 {
-	fprintf(stderr,
-		"usage: cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB [-e ENCAP_DST]\n"
-		"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT]\n"
-		"                [-m truncated|version|msdu-long|msdu-trunc|reserved] [-k FLOWS]\n");
+	if (why)
+		fprintf(stderr, "cnm_send: %s '%s'\n", why, arg);
+	fputs(usage_text, stderr);
 	exit(2);
+}
+
+#define BATCH 256
+
+/* decimal min..max, else usage */
+static unsigned long num(const char *what, const char *s, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (tcu_get_u64(&v, s) || v < min || v > max)
+		usage(what, s);
+	return v;
 }
 
 int main(int argc, char **argv)
 {
+	static struct mmsghdr mm[BATCH];
+	static struct iovec iov[BATCH];
 	unsigned char frame[ETH_HLEN + QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX];
 	unsigned char dst[6], src[6], *pdu = frame + ETH_HLEN;
 	const char *ifname = NULL, *udp = NULL, *mal = NULL;
@@ -84,29 +127,37 @@ int main(int argc, char **argv)
 	struct timespec ts;
 	long long t0;
 
-	while ((c = getopt(argc, argv, "i:d:s:q:e:u:n:m:k:")) != -1) {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "i:d:s:q:e:u:n:m:k:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': ifname = optarg; break;
-		case 'd': have_d = !parse_mac(optarg, dst); break;
-		case 's': have_s = !parse_mac(optarg, src); break;
-		case 'q': qfb = atoi(optarg); break;
-		case 'e': if (parse_mac(optarg, m.dst)) usage(); break;
+		case 'd': if (parse_mac(optarg, dst)) usage("bad MAC", optarg); have_d = 1; break;
+		case 's': if (parse_mac(optarg, src)) usage("bad MAC", optarg); have_s = 1; break;
+		case 'q': qfb = (int)num("bad qfb (0..63)", optarg, 0, 63); break;
+		case 'e': if (parse_mac(optarg, m.dst)) usage("bad MAC", optarg); break;
 		case 'u': udp = optarg; break;
-		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 'n': count = num("bad count", optarg, 1, 1000000); break;
 		case 'm': mal = optarg; break;
-		case 'k': flows = strtoul(optarg, NULL, 0); break;
-		default: usage();
+		case 'k': flows = num("bad flow count", optarg, 1, 65535); break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: usage(NULL, NULL);
 		}
 	}
-	if (!ifname || !have_d || !have_s || qfb < 0 || qfb > 63)
-		usage();
+	if (optind < argc)
+		usage("unexpected argument", argv[optind]);
+	if (!ifname || !have_d || !have_s || qfb < 0)
+		usage("missing one of -i, -d, -s, -q", "");
 	m.qfb = qfb;
 	qcn_cnm_cpid(m.cpid, src, 1);
 	m.qoffset = -100;
 	m.qdelta = 10;
 	if (udp) {
 		if (build_udp(udp, m.msdu, &msdu_len))
-			usage();
+			usage("bad -u (SADDR:SPORT,DADDR:DPORT)", udp);
 	} else {
 		m.msdu[0] = 0x08;	/* ARP: a non-IP frame */
 		m.msdu[1] = 0x06;
@@ -130,7 +181,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(mal, "reserved"))
 			pdu[1] |= 0x40;			/* a reserved bit */
 		else
-			usage();
+			usage("bad -m", mal);
 	}
 	memcpy(frame, dst, 6);
 	memcpy(frame + 6, src, 6);
@@ -165,12 +216,27 @@ int main(int argc, char **argv)
 			sp[0] = port >> 8;
 			sp[1] = port & 0xff;
 		}
-		for (i = 0; i < count; i++)
-			if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
-				   sizeof(sll)) != len) {
-				perror("cnm_send: sendto");
+		/* the copies of one CNM in batches: a flood at ~100k/s
+		 * even where a syscall is slow (UML) */
+		for (i = 0; i < count; ) {
+			unsigned int b = count - i < BATCH ? count - i : BATCH, k;
+			int r;
+
+			for (k = 0; k < b; k++) {
+				iov[k].iov_base = frame;
+				iov[k].iov_len = len;
+				mm[k].msg_hdr = (struct msghdr) {
+					.msg_name = &sll, .msg_namelen = sizeof(sll),
+					.msg_iov = &iov[k], .msg_iovlen = 1,
+				};
+			}
+			r = sendmmsg(fd, mm, b, 0);
+			if (r <= 0) {
+				perror("cnm_send: sendmmsg");
 				return 1;
 			}
+			i += r;
+		}
 	}
 	count *= flows;
 	printf("sent %u at_mono_ms %lld\n", count, t0);

@@ -11,7 +11,7 @@ qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 [ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
-ktap_plan 15
+ktap_plan 16
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -63,6 +63,18 @@ p2=$!
 sleep 0.5
 udp h1 40M 5 5201
 udp h2 40M 5 5202
+# xstats are one snapshot (taken under the root lock): while CNMs flow,
+# every dump has CNMs sent + failed + skipped <= samples, and the qFb
+# histogram counts exactly the CNMs sent
+sleep 1
+snaps=0; torn=0
+for i in $(seq 15); do
+	snaps=$((snaps + 1))
+	qdisc_json sw sw-pr | jq -e '.[0] | (.cnm_arrival + .cnm_occupancy +
+		.cnm_two_samples) as $sent | $sent + .cnm_fail + .cnm_skipped <= .samples and
+		([.qfb_hist[]] | add) == $sent' >/dev/null || torn=$((torn + 1))
+	sleep 0.15
+done
 wait "$p1" "$p2"
 
 n1=$(grep -c '^cnm ' "$TMP/h1")
@@ -108,6 +120,8 @@ ktap_check "h2's CNMs: addresses, CPID, qFb, MSDU = start of its UDP frame" \
 	fields_ok "$TMP/h2" 02:00:00:00:00:02 "$QCN_NET.2"
 ktap_check "captured count ($((n1 + n2))) equals xstats ($total)" test "$((n1 + n2))" -eq "$total"
 ktap_check "no CNM transmit failures" test "$fail" -eq 0
+ktap_check "xstats dumped under load are consistent snapshots ($torn of $snaps torn)" \
+	test "$torn" -eq 0
 hist=$(qdisc_json sw sw-pr | jq '[.[0].qfb_hist[]] | add')
 ktap_check "qFb histogram counts every CNM ($hist)" test "$hist" -eq "$total"
 ktap_check "CNMs are counted as arrival-sampled" test "$(xst cnm_occupancy)" -eq 0

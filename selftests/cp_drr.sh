@@ -44,8 +44,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 60M -t 40 -l 1200 -p 5201 >/dev/null 2>&1
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 4M -t 40 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h1 60mbit 40 5201 1200
+udp_flow h2 4mbit 40 5202 1200
 sleep 1.5
 
 phase arrival 4
@@ -63,15 +63,15 @@ ho=$(count occupancy.h1); vo=$(count occupancy.h2)
 ht=$(count two.h1); vt=$(count two.h2)
 ktap_info "arrival: culprit $ha victim $va; occupancy: culprit $ho victim $vo; two-samples: culprit $ht victim $vt"
 ktap_info "xstats flows=$(xst flows) cnm_arrival=$(xst cnm_arrival) cnm_occupancy=$occ_xstats cnm_two_samples=$two_xstats"
-ktap_check "arrival sampling notifies the culprit" test "$ha" -gt 20
-ktap_check "arrival sampling notifies the victim too ($va)" test "$va" -ge 5
-ktap_check "occupancy sampling notifies the culprit" test "$ho" -gt 20
+ktap_rate_check "arrival sampling notifies the culprit" test "$ha" -gt 20
+ktap_rate_check "arrival sampling notifies the victim too ($va)" test "$va" -ge 5
+ktap_rate_check "occupancy sampling notifies the culprit" test "$ho" -gt 20
 # victim's share under occupancy < a third of its share under arrival
-ktap_check "victim gets far fewer CNMs with occupancy than with arrival" \
+ktap_rate_check "victim gets far fewer CNMs with occupancy than with arrival" \
 	test "$((vo * (va + ha) * 3))" -lt "$((va * (vo + ho)))"
 ktap_check "occupancy CNMs counted in xstats" test "$occ_xstats" -gt 0
-ktap_check "two-samples notifies the culprit" test "$ht" -gt 10 -a "$two_xstats" -gt 0
-ktap_check "two-samples spares the victim like occupancy" \
+ktap_rate_check "two-samples notifies the culprit" test "$ht" -gt 10 -a "$two_xstats" -gt 0
+ktap_rate_check "two-samples spares the victim like occupancy" \
 	test "$((vt * (va + ha) * 3))" -lt "$((va * (vt + ht)))"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # qcn configuration: every option is parsed, applied and dumped (text and
 # JSON); every out-of-range or malformed option fails with a message and
-# leaves the qdisc unchanged (tc's checks and the kernel's policy/extack);
+# leaves the qdisc unchanged (the plugin checks the kernel policy's ranges,
+# names an unknown option as unknown; the kernel's extack for the rest);
 # shrinking the limit trims the queue; qcn works as a child of tbf and htb.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
@@ -20,19 +21,21 @@ ip -n "$TB-b" addr add 10.9.0.2/24 dev vb
 nsx a ip link add d0 type dummy
 nsx a ip link set d0 up
 
+# rejected by the plugin; the last ones are beyond the kernel policy's
+# ranges (TC_QCN_* in include/uapi/linux/qcn.h), which tc checks too
 BAD_TC=(
 	"limit 0" "limit abc" "limit" "rate fast" "sched prio" "qeq 0"
 	"w 3" "w 0" "w -2" "w 2048" "w 0.0001" "w two" "interval 5000"
 	"sample random" "keepalive soon" "cpid 65536" "cpid -1" "cpid x"
 	"af maybe" "alpha 0" "alpha 1" "alpha 1.5" "ts 0" "ts never"
-	"beta 0" "beta 2" "active lots" "bogus 1"
+	"beta 0" "beta 2" "active lots" "bogus 1" "ecn" "limit 0x10"
+	"keepalive 20s" "keepalive 4295s" "rate 10tbit" "limit 3gb" "qeq 3gb"
+	"limit 2147483648" "interval 2gb" "active 2gb" "ts 2s" "ts 500ns"
+	"limit 100000 keepalive 20s" "sched drr rate 10tbit" "limit 1e30"
+	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
+	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-# accepted by tc, rejected by the kernel's netlink policy (extack)
-BAD_KERNEL=(
-	"keepalive 20s" "rate 10tbit" "limit 3gb" "qeq 3gb"
-	"limit 100000 keepalive 20s" "sched drr rate 10tbit"
-)
-ktap_plan $((${#BAD_TC[@]} + ${#BAD_KERNEL[@]} + 15))
+ktap_plan $((${#BAD_TC[@]} + 27))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -54,13 +57,28 @@ for o in "${BAD_TC[@]}"; do
 	# shellcheck disable=SC2086
 	reject $o
 done
-for o in "${BAD_KERNEL[@]}"; do
-	# shellcheck disable=SC2086
-	reject $o
-done
-err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn keepalive 20s 2>&1)
-ktap_check "the kernel's rejection carries an extack message" \
-	bash -c "grep -qi 'error' <<<'$err' && grep -qiE 'range|keepalive|attribute' <<<'$err'"
+msg()	# WANT OPTS...: tc's message for qcn OPTS contains WANT
+{
+	local want=$1
+	shift
+	ip netns exec "$TB-a" tc qdisc change dev d0 root qcn "$@" 2>&1 | grep -qF "$want"
+}
+ktap_check "an unknown option is named as unknown (qcn ecn)" msg 'qcn: unknown option "ecn"' ecn
+ktap_check "an unknown option is unknown, not missing its value (qcn ecn 1)" msg 'unknown option "ecn"' ecn 1
+ktap_check "a known option without its value says so (qcn limit)" msg 'option "limit" needs a value' limit
+ktap_check "a size beyond the policy's range says the range (limit 3gb)" \
+	msg '"limit" 3gb is out of range (1b .. 2147483647b)' limit 3gb
+ktap_check "a time beyond the range (keepalive 4295s: tc's own get_time() would wrap it to 32705us)" \
+	msg '"keepalive" 4295s is out of range (0 .. 10s)' keepalive 4295s
+# the kernel's extack: a class under a class (qcn's classes are flat)
+err=$(ip netns exec "$TB-a" tc class add dev d0 parent 1:1 classid 1:2 qcn weight 1 2>&1)
+ktap_check "the kernel's rejection carries an extack message ($(head -n1 <<<"$err" | cut -c1-60))" \
+	bash -c "grep -q '^Error: qcn classes are flat' <<<'$err'"
+ktap_check "keepalive below the 100us floor: the message names the range" \
+	msg '"keepalive" 50us is out of range (100us (or 0: off) .. 10s)' keepalive 50us
+ktap_check "keepalive 100us (the floor) is accepted" \
+	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 100us &&
+		 ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 10ms"
 
 class_reject()	# OPT VALUE: tc class change fails naming the option
 {
@@ -70,6 +88,12 @@ class_reject()	# OPT VALUE: tc class change fails naming the option
 }
 ktap_check "class option weight 0 rejected with a message" class_reject weight 0
 ktap_check "class option maxrate garbage rejected with a message" class_reject maxrate fast
+cerr=$(ip netns exec "$TB-a" tc class add dev d0 parent 1: classid 1:7 qcn weight 70000 2>&1)
+ktap_check "class weight 70000: out of range (1 .. 65535), no class made" \
+	bash -c "grep -qF '\"weight\" 70000 is out of range (1 .. 65535)' <<<'$cerr' && ! ip netns exec $TB-a tc class show dev d0 | grep -q '1:7'"
+ktap_check "class weight 65535 accepted" \
+	bash -c "ip netns exec $TB-a tc class add dev d0 parent 1: classid 1:7 qcn weight 65535 && ip netns exec $TB-a tc class show dev d0 | grep -q 'weight 65535'"
+ip netns exec "$TB-a" tc class del dev d0 classid 1:7
 ktap_check "a change of one option keeps the others" \
 	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn sample occupancy && ip netns exec $TB-a tc qdisc show dev d0 | grep -q 'limit 150Kb rate 100Mbit sched drr qeq 30Kb w 0.5 interval 20000b sample occupancy'"
 usage=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn help 2>&1)
@@ -91,6 +115,27 @@ ktap_check "a standing queue built up" test "$b1" -gt 40000
 ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
 nsx a tc qdisc del dev va root
 
+# memory_limit: the queued skbs' truesize (>= their length) is bounded,
+# frames past it are dropped and counted, a lower limit trims the queue
+nsx a tc qdisc add dev va root handle 1: qcn limit 1000000 memory_limit 100000 rate 200kbit
+ktap_check "memory_limit is dumped" \
+	bash -c "ip netns exec $TB-a tc -j qdisc show dev va | jq -e '.[0].options.memory_limit == 100000' >/dev/null"
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 150 -r 50000000 >/dev/null
+sleep 0.2
+S=$(nsx a tc -s -j qdisc show dev va)
+mu=$(printf '%s' "$S" | jq '.[0].memory_usage')
+bl=$(printf '%s' "$S" | jq '.[0].backlog')
+dom=$(printf '%s' "$S" | jq '.[0].drops_overmemory')
+dt=$(printf '%s' "$S" | jq '.[0].tail_drops')
+ktap_info "memory_limit 100000: backlog $bl B, memory_usage $mu B, drops_overmemory $dom, tail_drops $dt"
+ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl > 20000), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
+	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$bl" -gt 20000 -a "$dom" -gt 0 -a "$dt" -eq 0
+nsx a tc qdisc change dev va root qcn memory_limit 20000
+mu2=$(nsx a tc -s -j qdisc show dev va | jq '.[0].memory_usage')
+ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000)" \
+	test "$mu2" -le 20000 -a "$mu2" -lt "$mu"
+nsx a tc qdisc del dev va root
+
 # rate paces the dequeue: a saturating sender, bytes sent over ~2 s
 nsx a tc qdisc add dev va root handle 1: qcn rate 10mbit
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -t 4 >/dev/null &
@@ -100,7 +145,7 @@ sleep 2
 t1=$(date +%s%N); s1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
 kbit=$(( (s1 - s0) * 8 * 1000000 / (t1 - t0) ))
 ktap_info "rate 10mbit: $kbit kbit/s dequeued"
-ktap_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
+ktap_rate_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
 	test "$kbit" -ge 8000 -a "$kbit" -le 12000
 wait
 nsx a tc qdisc del dev va root

@@ -44,8 +44,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5201 >/dev/null 2>&1
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 40M -t 13 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h1 40mbit 13 5201 1200
+udp_flow h2 40mbit 13 5202 1200
 sleep 1.5
 
 phase()	# NAME SECONDS
@@ -73,12 +73,12 @@ t1=$(from_pr two.h1); t2=$(from_pr two.h2)
 x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
 ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
 ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
-ktap_check "occupancy phase: CNMs for both flows" test "$o1" -gt 10 -a "$o2" -gt 10
+ktap_rate_check "occupancy phase: CNMs for both flows" test "$o1" -gt 10 -a "$o2" -gt 10
 ktap_check "two-samples phase: CNMs counted as two-samples" \
 	test "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" -gt 10
 ktap_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
 # h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
-ktap_check "two-samples favours the flow with the higher path-congestion index" \
+ktap_rate_check "two-samples favours the flow with the higher path-congestion index" \
 	test $((t1 * 100 / (t1 + t2 + 1))) -gt $((o1 * 100 / (o1 + o2 + 1) + 8))
 ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean

@@ -18,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # 600 ms, 10.0-10.2 % with 1 s).
 AF_PORT_RATE=${AF_PORT_RATE:-30mbit}
 AF_CP=${AF_CP:-"limit 150kb qeq 26kb rate $AF_PORT_RATE"}
-AF_RP=${AF_RP:-"max-rate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset 1s min-rate 500kbit"}
+AF_RP=${AF_RP:-"maxrate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset 1s min-rate 500kbit"}
 # Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise;
 # alpha 0.25, the paper's upper bound for stability (0.125 leaves the
 # weight-1 class at ~14 % in the noisier emulated loop)

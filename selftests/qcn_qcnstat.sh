@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # qcnstat: 10 ms polling with ~10 ms timestamps, CSV header and rows, JSON
-# lines, -m (CLOCK_MONOTONIC stamps), the qcn and qcn_rp xstats and limiter classes, clear errors.
+# lines, -m (CLOCK_MONOTONIC stamps), the qcn and qcn_rp xstats and limiter
+# classes, devices named with a quote or a comma (JSON escaped, CSV quoted
+# per RFC 4180), tc's time units, clear errors.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 11
+ktap_plan 15
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -20,24 +22,25 @@ nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb
 nsx a "$QS" -d d0 -i 10ms -c 50 > "$tmp/csv"
 ktap_check "CSV header" bash -c "head -n1 $tmp/csv | grep -q '^t_ms,dev,kind,handle,parent,bytes,packets,drops,backlog'"
 ktap_check "50 polls, one qcn row each" test "$(grep -c ',d0,qcn,' "$tmp/csv")" -eq 50
-span=$(awk -F, 'NR == 2 { a = $1 } END { print int($1 - a) }' "$tmp/csv")
+span=$(qcnstat_cols "$tmp/csv" t_ms | awk 'NR == 1 { a = $1 } END { print int($1 - a) }')
 ktap_check "10 ms apart: 49 intervals in $span ms (450..700)" test "$span" -ge 450 -a "$span" -le 700
 ktap_check "qcn xstats columns filled (samples, last_qfb)" \
-	bash -c "awk -F, 'NR == 2 { exit !(\$12 != \"\" && \$14 != \"\") }' $tmp/csv"
+	test -n "$(qcnstat_cols "$tmp/csv" samples last_qfb | awk -F'\t' 'NR == 1 && $1 != "" && $2 != ""')"
 
 # -m: one clock across processes (CLOCK_MONOTONIC), as cnm_send's stamps
-m0=$(nsx a "$QS" -m -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
+t_ms() { nsx a "$QS" "$@" -d d0 -c 1 | qcnstat_cols /dev/stdin t_ms | awk 'NR == 1 { print int($1) }'; }
+m0=$(t_ms -m)
 sleep 1
-m1=$(nsx a "$QS" -m -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
-r1=$(nsx a "$QS" -d d0 -c 1 | awk -F, 'NR == 2 { print int($1) }')
-ktap_check "-m stamps on CLOCK_MONOTONIC: 1 s apart across runs ($((m1 - m0)) ms), else from 0 ($r1 ms)" \
+m1=$(t_ms -m)
+r1=$(t_ms)
+ktap_rate_check "-m stamps on CLOCK_MONOTONIC: 1 s apart across runs ($((m1 - m0)) ms), else from 0 ($r1 ms)" \
 	test $((m1 - m0)) -ge 1000 -a $((m1 - m0)) -le 3000 -a "$r1" -lt 100
 
 nsx a "$QS" --json -d d0 -c 3 > "$tmp/json"
 ktap_check "JSON lines parse, kind qcn with samples" \
 	bash -c "jq -e -s 'length == 3 and .[0].kind == \"qcn\" and (.[0].samples | type) == \"number\"' $tmp/json > /dev/null"
 
-nsx a tc qdisc replace dev d0 root qcn_rp max-rate 100mbit
+nsx a tc qdisc replace dev d0 root qcn_rp maxrate 100mbit
 nsx a "$QS" --json -d d0 -c 1 -o "$tmp/rp" 
 ktap_check "qcn_rp row with cnm_rx and limiters (-o FILE)" \
 	bash -c "jq -e '.kind == \"qcn_rp\" and .cnm_rx == 0 and .limiters == 0' $tmp/rp > /dev/null"
@@ -48,6 +51,30 @@ ktap_check "no such device: exit 1 and a message" \
 	test $? -eq 1 -a -n "$(grep 'no such device' "$tmp/err")"
 "$QS" -d d0 -i fast 2> "$tmp/err"
 ktap_check "bad interval: exit 2 and a message" test $? -eq 2 -a -s "$tmp/err"
+# tc's times: a bare number is in us (50 is below the 100 us floor)
+"$QS" -d d0 -i 50 -c 1 > /dev/null 2> "$tmp/err"
+rc=$?
+span=$(nsx a "$QS" -d d0 -i 20000 -c 3 | qcnstat_cols /dev/stdin t_ms | awk 'NR == 1 { a = $1 } END { print int($1 - a) }')
+ktap_check "tc's times: -i 50 (us) rejected, -i 20000 polls every 20 ms (2 intervals in $span ms)" \
+	test $rc -eq 2 -a "$span" -ge 35 -a "$span" -le 200
+
+# devices named l"o and l,o: valid JSON, one CSV field each
+Q='l"o'
+C='l,o'
+for d in "$Q" "$C"; do
+	nsx a ip link add "$d" type dummy
+	nsx a ip link set "$d" up
+	nsx a tc qdisc add dev "$d" root qcn
+done
+nsx a "$QS" -d "$Q" -d "$C" -c 2 > "$tmp/odd.csv"
+nsx a "$QS" --json -d "$Q" -d "$C" -c 2 > "$tmp/odd.json"
+ktap_check "JSON with devices l\"o and l,o: every line parses, dev names intact" \
+	test "$(jq -r -s 'map(.dev) | sort | join(" ")' "$tmp/odd.json" 2>/dev/null)" = "$Q $Q $C $C"
+ktap_check "CSV: the names quoted as RFC 4180 says (\"l\"\"o\", \"l,o\")" \
+	test "$(grep -c '^[0-9.]*,"l""o",qcn,' "$tmp/odd.csv")/$(grep -c '^[0-9.]*,"l,o",qcn,' "$tmp/odd.csv")" = "2/2"
+ktap_check "CSV: by header name, the columns after the names stay in place" \
+	test "$(qcnstat_cols "$tmp/odd.csv" dev kind parent | LC_ALL=C sort | uniq -c | awk '{ $1 = $1 } 1' | tr '\n' '|')" = \
+	     "2 $Q qcn root|2 $C qcn root|"
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 29
+ktap_plan 33
 qcn_dmesg_mark
 tb_init
 TRACE=$QCN_TOP/tools/qcn-rp-trace
@@ -38,9 +38,12 @@ cnm() { cnm_out "$@" > /dev/null; }
 xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
 nclasses() { nsx a tc -s class show dev eth0 | grep -c '^class qcn_rp'; }
 send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+# the RP core on the qdisc's options: qcn-rp-trace takes them as --OPTION
+# shellcheck disable=SC2046,SC2086
+rp_trace() { "$TRACE" $(printf -- '--%s %s ' $RP); }
 
 # ------------------------------------------------ counters, cap, options
-nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit limiters 1 time-reset 10s jitter off
+nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 time-reset 10s jitter off
 ktap_check "qcn_rp with limiters 1" test $? -eq 0
 send -b 5000 -r 2000000 -t 8
 send -b 5002 -r 2000000 -t 8
@@ -59,6 +62,9 @@ ktap_check "the limiter class shows the flow" \
 cnm 10 5002
 ktap_check "the limiter cap holds (refused 1, still 1 active)" \
 	test "$(xs limiters_refused)/$(xs limiters_active)" = "1/1"
+tcflow=$(nsx a tc -s class show dev eth0 | sed -n 's/.* flow \([^ ]*\).*/\1/p')
+qsflow=$(nsx a "$QS" -d eth0 -c 1 | qcnstat_cols /dev/stdin kind flow | awk -F'\t' '$1 == "qcn_rp-limiter" { print $2 }')
+ktap_check "qcnstat's flow column is tc's flow ($qsflow)" test -n "$tcflow" -a "$qsflow" = "$tcflow"
 
 reject()
 {
@@ -70,8 +76,9 @@ reject()
 reject "gd 40" gd 40
 reject "min-dec 101" min-dec 101
 reject "mode foo" mode foo
-reject "max-rate 0" max-rate 0
-reject "min-rate above max-rate" min-rate 100mbit
+reject "maxrate 0" maxrate 0
+reject "max-rate 0 (maxrate's alias)" max-rate 0
+reject "min-rate above maxrate" min-rate 100mbit
 reject "limiters 0" limiters 0
 reject "time-reset 0" time-reset 0
 reject "flow ip" flow ip
@@ -82,12 +89,16 @@ sleep 7
 # ------------------------------------- 802.1Qau mode: cut and recovery
 # One CNM with qFb 63 at t = 0; byte counter out of reach, so the timer
 # alone drives recovery: FR every 500 ms, AI after the 6th, then release.
-RP="max-rate 50mbit ai-rate 1mbit hai-rate 5mbit time-reset 500ms byte-reset 1gb jitter off"
+RP="maxrate 50mbit ai-rate 1mbit hai-rate 5mbit time-reset 500ms byte-reset 1gb jitter off"
 nsx a tc qdisc add dev eth0 root qcn_rp $RP
+# JSON keys with '_' as the built-in qdiscs' (tc -j), byte-reset 1gb = 2^30
+ktap_check "options in JSON: maxrate, ai_rate, hai_rate, time_reset, byte_reset (bytes/s, us, bytes)" \
+	test "$(nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options | [.maxrate, .ai_rate, .hai_rate, .time_reset, .byte_reset, .jitter]')" = \
+	     '[6250000,125000,625000,500000,1073741824,"off"]'
 # the CNM's time on the sink's clock, both CLOCK_MONOTONIC (the emulated
 # guest can take 100s of ms to start a process: wall-clock stamps taken
 # around the commands put the windows off by as much)
-# 90 Mbit/s offered, above max-rate, and a 1 MB send buffer: the limiter
+# 90 Mbit/s offered, above maxrate, and a 1 MB send buffer: the limiter
 # holds ~300 ms of this flow, so it stays backlogged through the sender's
 # own stalls in the emulated guest (~100 ms seen; with the default buffer,
 # ~30 ms at the cut rate, the limiter ran dry and the first window read
@@ -100,8 +111,7 @@ off=$(( ${t_cnm##* } - $(cat "$tmp/sink.start") ))
 ktap_info "CNM sent at $off ms on the sink's clock"
 sleep 7
 printf 't_us=0 cnm qfb=63\nt_us=7000000 tx bytes=0\n' |
-	"$TRACE" --no-jitter --max-rate-mbps 50 --ai-mbps 1 --hai-mbps 5 \
-	--time-reset-us 500000 --byte-reset 1000000000 > "$tmp/trace"
+	rp_trace > "$tmp/trace"
 # expected CR (kbit/s of payload: 1400 of 1442 octets) at ms after the CNM
 exp_kbit() { awk -v t="$1" '{ split($1, a, "="); split($2, b, "=");
 	if (a[2] / 1000 <= t) cr = b[2] } END { printf "%d", cr / 1000 * 1400 / 1442 }' "$tmp/trace"; }
@@ -115,19 +125,19 @@ for w in "100 450" "600 950" "1100 1450" "1600 1950"; do
 	af_within "$got" "$want" 15 && v=ok || { v=FAIL; ok=0; }
 	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $v"
 done
-ktap_check "unlimited before the CNM ($pre kbit/s > 60000)" test "$pre" -gt 60000
-ktap_check "cut to the core's CR and fast recovery steps (+-15 %)" test $ok -eq 1
+ktap_rate_check "unlimited before the CNM ($pre kbit/s > 60000)" test "$pre" -gt 60000
+ktap_rate_check "cut to the core's CR and fast recovery steps (+-15 %)" test $ok -eq 1
 ktap_check "released at max rate (3.25 s predicted)" \
 	test "$(xs limiters_released)/$(xs limiters_active)/$(nclasses)" = "1/0/0"
 post=$(rate 4500 6500)
-ktap_check "unlimited again after release ($post kbit/s > 60000)" test "$post" -gt 60000
+ktap_rate_check "unlimited again after release ($post kbit/s > 60000)" test "$post" -gt 60000
 nsx a tc qdisc del dev eth0 root
 sleep 2
 
 # ------------------------------------------ QCN-T: FR -> AI -> HAI -> release
 # Three CNMs 480 ms apart pull TR down; t = 400 ms, HAI threshold
 # 800 ms * 5 / 400 ms = 10 cycles.
-RP="max-rate 50mbit ai-rate 1mbit hai-rate 2mbit time-reset 800ms qcnt-period 400ms mode qcn-t jitter off"
+RP="maxrate 50mbit ai-rate 1mbit hai-rate 2mbit time-reset 800ms qcnt-period 400ms mode qcn-t jitter off"
 nsx a tc qdisc add dev eth0 root qcn_rp $RP
 ktap_check "mode qcn-t shown" bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep -q 'mode qcn-t'"
 send -b 5000 -t 12
@@ -147,12 +157,11 @@ done
 t0=$(head -n1 "$tmp/mono")
 awk -v t0="$t0" '{ printf "t_us=%d cnm qfb=63\n", ($1 - t0) * 1000 }' "$tmp/mono" > "$tmp/ev"
 echo "t_us=8000000 tx bytes=0" >> "$tmp/ev"
-"$TRACE" --no-jitter --mode qcn-t --max-rate-mbps 50 --ai-mbps 1 --hai-mbps 2 \
-	--time-reset-us 800000 --qcnt-period-us 400000 < "$tmp/ev" > "$tmp/trace"
+rp_trace < "$tmp/ev" > "$tmp/trace"
 wait $qs
-# state is column 24 of qcnstat's CSV; ms after the first CNM
-awk -F, -v t0="$t0" 'NR > 1 && $3 == "qcn_rp-limiter" { printf "%d %s %s\n", $1 - t0, $24, $22 }' \
-	"$tmp/poll" > "$tmp/seen"
+# ms after the first CNM, state, CR
+qcnstat_cols "$tmp/poll" t_ms kind state cr_bps |
+	awk -F'\t' -v t0="$t0" '$2 == "qcn_rp-limiter" { printf "%d %s %s\n", $1 - t0, $3, $4 }' > "$tmp/seen"
 ktap_info "CNMs at $(awk -v t0="$t0" '{ printf "%d ", $1 - t0 }' "$tmp/mono")ms, $(grep -c . "$tmp/seen") limiter samples"
 first() { awk -v s="$1" '$2 == s { print $1; exit }' "$tmp/seen"; }
 pred() { awk -v s="$1" '{ split($1, a, "="); if ($NF == "state=" s) { print int(a[2] / 1000); exit } }' "$tmp/trace"; }
@@ -172,13 +181,15 @@ ktap_check "released after HAI (core: $p ms)" \
 
 # ------------------------------------------------- teardown under traffic
 nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit
+ktap_check "max-rate (the alias) is shown as maxrate" \
+	bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep ' maxrate 50Mbit ' | grep -vq max-rate"
 send -b 5000 -t 5
 sleep 0.5
 cnm 63 5000
 sleep 0.5
 ktap_check "limited flow under traffic" test "$(xs limiters_active)" = 1
 ktap_check "qdisc delete with a limited, backlogged flow" nsx a tc qdisc del dev eth0 root
-nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit
+nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit
 cnm 63 5000
 sleep 0.3
 tb_cleanup

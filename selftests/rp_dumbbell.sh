@@ -15,7 +15,7 @@ qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
 # the RP scaled to a 30 Mbit/s port (the standard's values are for 10 Gb/s)
-RP="max-rate 100mbit ai-rate 500kbit hai-rate 5mbit time-reset 60ms min-rate 500kbit"
+RP="maxrate 100mbit ai-rate 500kbit hai-rate 5mbit time-reset 60ms min-rate 500kbit"
 
 tb_star 2
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150kb qeq 26kb rate 30mbit
@@ -38,10 +38,9 @@ phase()
 	d1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
 	p1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
 	sleep 2
-	# backlog is column 9 of qcnstat's CSV
-	eval "$(awk -F, -v n="$name" 'NR > 1 && $3 == "qcn" {
-			k++; s += $9; if ($9 >= 120000) f++ }
-		END { printf "%s_n=%d %s_q=%d %s_full=%d\n", n, k, n, k ? s / k : 0, n, f }' "$tmp/q-$name")"
+	eval "$(qcnstat_cols "$tmp/q-$name" kind backlog | awk -F'\t' -v n="$name" '$1 == "qcn" {
+			k++; s += $2; if ($2 >= 120000) f++ }
+		END { printf "%s_n=%d %s_q=%d %s_full=%d\n", n, k, n, k ? s / k : 0, n, f }')"
 	eval "${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
 	eval "${name}_rate=$(( $(af_rate "$tmp/sink-$name" 4000 12000 1) + $(af_rate "$tmp/sink-$name" 4000 12000 2) ))"
 }

@@ -4,12 +4,17 @@
 # Run selftests kselftest-style: top-level KTAP, each test's own KTAP nested
 # behind "# ", a per-test timeout, and a closing summary line
 #   # selftests: N passed, N failed, N skipped
-# that counts the tests' individual points (a test that dies or times out
-# without reporting a failure counts as one failure).
+# that counts the tests' individual points.  A test's results are checked
+# against its plan (its last "1..N" line): each planned result it did not
+# report counts as a failure, more results than planned, or no plan, as one;
+# a test that dies or times out without reporting a failure counts as one.
 #
-# Usage: run_kselftest.sh TEST...   (QCN_TEST_TIMEOUT, default 300 s)
+# Usage: run_kselftest.sh TEST...
+# The per-test timeout is "timeout=" in ./settings, as kselftest reads it
+# (QCN_TEST_TIMEOUT overrides it).
 cd "$(dirname "$0")" || exit 1
-timeout_s=${QCN_TEST_TIMEOUT:-300}
+timeout_s=${QCN_TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' settings 2>/dev/null)}
+timeout_s=${timeout_s:-45}	# kselftest's default
 n=0 pass=0 fail=0 skip=0 any_fail=0
 
 echo "TAP version 13"
@@ -25,10 +30,24 @@ for t in "$@"; do
 	s=$(grep -cE '^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]' "$log")
 	f=$(grep -cE '^not ok [0-9]+' "$log")
 	p=$((p - s))
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
-		f=1
+	ran=$((p + s + f))
+	plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$log" | tail -n1)
+	if [ -z "$plan" ]; then
+		echo "# $t: no KTAP plan (1..N)"
+		f=$((f + 1))
+	elif [ "$ran" -lt "$plan" ]; then
+		echo "# $t: planned $plan results, reported $ran: $((plan - ran)) missing, counted as failed"
+		f=$((f + plan - ran))
+	elif [ "$ran" -gt "$plan" ]; then
+		echo "# $t: planned $plan results, reported $ran"
+		f=$((f + 1))
+	fi
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
 		[ "$rc" -eq 124 ] && echo "# $t: timed out after ${timeout_s}s"
-		echo "# $t: exited with status $rc without reporting a failure"
+		if [ "$f" -eq 0 ]; then
+			echo "# $t: exited with status $rc without reporting a failure"
+			f=1
+		fi
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	dur=$(($(date +%s) - start))

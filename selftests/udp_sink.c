@@ -6,7 +6,11 @@
  *
  * Every INTERVAL_MS prints one line per source seen so far:
  *   <ms since start> <source address> <cumulative payload bytes> <datagrams>
- * so a test can take per-flow throughput over any window.  Exits after
+ *   <reordered>
+ * so a test can take per-flow throughput over any window.  <reordered>
+ * counts the datagrams of that address that arrived after one with a
+ * higher sequence number from the same source port (udp_send puts its
+ * datagram counter in the first 8 octets).  Exits after
  * DURATION_S seconds.  START_FILE receives the CLOCK_MONOTONIC time (ms)
  * of "ms since start" 0, to align other events with the counts.
  *
@@ -19,6 +23,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +32,70 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "tc_units.h"
+
 #define MAX_SRC 64
 #define NSEC_MS 1000000LL
 
+static const char usage_text[] =
+"Usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n"
+"\n"
+"Receives UDP on PORT and counts payload bytes per source address.  Every\n"
+"INTERVAL_MS it prints one line per source seen so far:\n"
+"  <ms since start> <source address> <cumulative payload bytes> <datagrams>\n"
+"and exits after DURATION_S seconds (both whole numbers).  START_FILE\n"
+"receives the CLOCK_MONOTONIC time (ms) of \"ms since start\" 0.\n"
+"Datagrams count at the kernel's receive time (SO_TIMESTAMPNS), and the\n"
+"line for time T is printed once every datagram received before T was\n"
+"read, so a slow reader does not move datagrams into later windows.\n"
+"\n"
+"  -h, --help   this text\n"
+"Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
+
+/* a whole number 1..max, else 0 */
+static long long whole(const char *s, uint64_t max)
+{
+	uint64_t v;
+
+	return tcu_get_u64(&v, s) || v < 1 || v > max ? 0 : (long long)v;
+}
+
 struct src {
 	struct in_addr addr;
-	unsigned long long bytes, dgrams;
+	unsigned long long bytes, dgrams, reordered;
 };
+
+/* highest sequence number seen per source address + port */
+#define MAX_PORTS 256
+static struct {
+	struct in_addr addr;
+	unsigned short port;
+	unsigned long long top;
+} seqs[MAX_PORTS];
+static int nseq;
+
+/* 1 if seq from addr:port arrives after a higher one did */
+static int reordered(struct in_addr addr, unsigned short port,
+		     unsigned long long seq)
+{
+	int i;
+
+	for (i = 0; i < nseq; i++)
+		if (seqs[i].addr.s_addr == addr.s_addr && seqs[i].port == port)
+			break;
+	if (i == nseq) {
+		if (nseq == MAX_PORTS)
+			return 0;
+		seqs[nseq].addr = addr;
+		seqs[nseq].port = port;
+		seqs[nseq++].top = seq;
+		return 0;
+	}
+	if (seq < seqs[i].top)
+		return 1;
+	seqs[i].top = seq;
+	return 0;
+}
 
 static struct src srcs[MAX_SRC];
 static int n;
@@ -55,9 +117,9 @@ static int lines_until(long long t)
 
 	while (next <= t) {
 		for (i = 0; i < n; i++)
-			printf("%lld %s %llu %llu\n", (next - start) / NSEC_MS,
+			printf("%lld %s %llu %llu %llu\n", (next - start) / NSEC_MS,
 			       inet_ntoa(srcs[i].addr), srcs[i].bytes,
-			       srcs[i].dgrams);
+			       srcs[i].dgrams, srcs[i].reordered);
 		if (next >= end)
 			return 1;
 		next += interval;
@@ -69,19 +131,36 @@ int main(int argc, char **argv)
 {
 	static char buf[65536];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	long long rt_off, m0, m1;
-	int fd, i, on = 1, rcvbuf = 4 << 20;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long rt_off, m0, m1, port, secs;
+	int fd, i, c, on = 1, rcvbuf = 4 << 20;
 
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: udp_sink PORT INTERVAL_MS DURATION_S [START_FILE]\n");
+		fputs(usage_text, stderr);
 		return 2;
 	}
-	sa.sin_port = htons(atoi(argv[1]));
-	interval = atoll(argv[2]) * NSEC_MS;
-	if (interval <= 0 || atoi(argv[3]) <= 0) {
-		fprintf(stderr, "udp_sink: bad interval or duration\n");
+	port = whole(argv[1], 65535);
+	interval = whole(argv[2], 3600000) * NSEC_MS;
+	secs = whole(argv[3], 1000000);
+	if (!port || !interval || !secs) {
+		fprintf(stderr, "udp_sink: bad port, interval or duration\n");
+		fputs(usage_text, stderr);
 		return 2;
 	}
+	sa.sin_port = htons(port);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
@@ -104,7 +183,7 @@ int main(int argc, char **argv)
 		}
 	}
 	next = start + interval;
-	end = start + atoll(argv[3]) * 1000 * NSEC_MS;
+	end = start + secs * 1000 * NSEC_MS;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (;;) {
@@ -154,10 +233,18 @@ int main(int argc, char **argv)
 					continue;
 				srcs[n].addr = from.sin_addr;
 				srcs[n].bytes = srcs[n].dgrams = 0;
+				srcs[n].reordered = 0;
 				n++;
 			}
 			srcs[i].bytes += r;
 			srcs[i].dgrams++;
+			if (r >= 8) {
+				unsigned long long seq;
+
+				memcpy(&seq, buf, sizeof(seq));
+				srcs[i].reordered += reordered(from.sin_addr,
+							       from.sin_port, seq);
+			}
 		}
 	}
 }

@@ -9,37 +9,44 @@
 
 #include "tc_plugin.h"
 #include <uapi/linux/qcn.h>
+#include <qcn/qcn_cp.h>
 
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... qcn [ limit BYTES ] [ rate RATE ] [ sched fifo|drr ]\n"
+		"Usage: ... qcn [ limit BYTES ] [ memory_limit BYTES ] [ rate RATE ]\n"
+		"               [ sched fifo|drr ]\n"
 		"               [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
 		"               [ sample arrival|occupancy|two-samples ]\n"
 		"               [ keepalive TIME ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
 		"               [ beta FRAC ] [ active BYTES ]\n"
-		"  limit     queue limit (default 150000 bytes; units: 150kb)\n"
+		"  limit     queue limit, 1 .. 2^31-1 bytes (default 150000)\n"
+		"  memory_limit  limit on the truesize of the queued skbs, bytes (default 32Mb)\n"
 		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
 		"  sched     fifo (default) or per-flow deficit round robin\n"
 		"  qeq       queue set point Qeq (default 26000 bytes)\n"
 		"  w         weight of Qdelta, a power of two 2^-10..2^10 (default 2)\n"
-		"  interval  base sample interval (default 150000 bytes, >= 10000)\n"
+		"  interval  base sample interval, >= 10000 bytes (default 150000)\n"
 		"  sample    culprit selection (default arrival)\n"
-		"  keepalive sample while Q > Qeq and no frame arrives (default 0 = off)\n"
-		"  cpid      low 16 bits of the CPID (default 0; high 48 = port MAC)\n"
+		"  keepalive sample every TIME while Q > Qeq and no frame arrives,\n"
+		"            0 .. 10s (default 0 = off)\n"
+		"  cpid      low 16 bits of the CPID, 0 .. 65535 (default 0; high 48 = port MAC)\n"
 		"  af        AF-QCN approximate fairness (default off)\n"
-		"  alpha     AF-QCN weight of Fb_AF, 0 < FRAC < 1\n"
-		"  ts        AF-QCN update period (e.g. 1ms)\n"
-		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1\n"
-		"  active    AF-QCN active threshold, bytes per Ts\n");
+		"  alpha     AF-QCN weight of Fb_AF, 0 < FRAC < 1 (default 0.125)\n"
+		"  ts        AF-QCN update period, 1us .. 1s (default 1ms)\n"
+		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1 (default 0.125)\n"
+		"  active    AF-QCN active threshold, bytes per Ts (default 20000)\n"
+		"Units (as in tc): BYTES 150000, 150kb (= 153600: k = 1024), 1mb;\n"
+		"RATE 30mbit, 500kbit, 10gbit (bit/s), 1mbps (bytes/s);\n"
+		"TIME 10ms, 500us, 1s (a bare number is in us).\n");
 }
 
 static void explain_class(void)
 {
 	fprintf(stderr,
 		"Usage: ... qcn [ weight N ] [ maxrate RATE ]\n"
-		"  weight   AF-QCN weight of the class, >= 1 (default 1)\n"
+		"  weight   AF-QCN weight of the class, 1 .. 65535 (default 1)\n"
 		"  maxrate  AF-QCN rate cap of the class (default 0 = none)\n");
 }
 
@@ -71,50 +78,21 @@ static int bad(const char *what, const char *arg)
 	return tcq_bad("qcn", what, arg);
 }
 
-/* "2", "0.5", "1024": an exact power of two 2^-10..2^10 -> exponent */
-static int parse_w(__s32 *exp, const char *arg)
-{
-	char *end;
-	double v;
-	int e;
+static const char * const qcn_opts[] = {
+	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
+	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", NULL
+};
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0))
-		return -1;
-	for (e = -10; e <= 10; e++) {
-		if (pow2(e) == v) {
-			*exp = e;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* "0.125" -> 8192 (1/65536 units), strictly between 0 and 1 */
-static int parse_frac(__u32 *val, const char *arg)
-{
-	char *end;
-	double v;
-	long r;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0 && v < 1))
-		return -1;
-	r = (long)(v * QCN_FRAC_ONE + 0.5);
-	if (r < 1 || r >= QCN_FRAC_ONE)
-		return -1;
-	*val = r;
-	return 0;
-}
+static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
 
 static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	struct rtattr *tail;
-	__u32 limit = 0, qeq = 0, interval = 0, keepalive = 0, cpid = 0;
-	__u32 alpha = 0, ts = 0, beta = 0, active = 0;
+	__u64 limit = 0, qeq = 0, interval = 0, keepalive = 0, ts = 0, active = 0;
+	__u32 cpid = 0, alpha = 0, beta = 0;
+	__u64 memory_limit = 0;
+	bool has_memory_limit = false;
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false;
@@ -126,57 +104,68 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	(void)dev;
 	while (argc > 0) {
 		const char *opt = *argv;
+		__u32 v;
+		int rc;
 
 		if (strcmp(opt, "help") == 0) {
 			explain();
 			return -1;
 		}
-		if (argc < 2) {
-			fprintf(stderr, "qcn: option \"%s\" needs a value\n", opt);
+		if (tcq_check_opt("qcn", qcn_opts, argc, opt)) {
 			explain();
 			return -1;
 		}
 		argc--;
 		argv++;
 		if (strcmp(opt, "limit") == 0) {
-			if (get_size(&limit, *argv) || limit == 0)
-				return bad(opt, *argv);
+			if (tcq_get_size(&limit, "qcn", opt, *argv, 1, TC_QCN_MAX_SIZE))
+				return -1;
 			has_limit = true;
-		} else if (strcmp(opt, "rate") == 0) {
-			if (strcmp(*argv, "0") == 0)
-				rate = 0;
-			else if (get_rate64(&rate, *argv))
+		} else if (strcmp(opt, "memory_limit") == 0) {
+			if (tcq_get_size(&memory_limit, "qcn", opt, *argv, 1, TC_QCN_MAX_SIZE))
 				return bad(opt, *argv);
+			has_memory_limit = true;
+		} else if (strcmp(opt, "rate") == 0) {
+			if (tcq_get_rate(&rate, "qcn", opt, *argv, 0, TC_QCN_MAX_RATE))
+				return -1;
 			has_rate = true;
 		} else if (strcmp(opt, "sched") == 0) {
 			sched = tcq_lookup(qcn_sched_names, 2, *argv);
 			if (sched < 0)
 				return bad(opt, *argv);
 		} else if (strcmp(opt, "qeq") == 0) {
-			if (get_size(&qeq, *argv) || qeq == 0)
-				return bad(opt, *argv);
+			if (tcq_get_size(&qeq, "qcn", opt, *argv, 1, TC_QCN_MAX_SIZE))
+				return -1;
 			has_qeq = true;
 		} else if (strcmp(opt, "w") == 0) {
-			if (parse_w(&w_exp, *argv))
+			rc = tcu_get_pow2(&w_exp, *argv, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX);
+			if (rc == -1)
 				return bad(opt, *argv);
+			if (rc)
+				return tcq_range("qcn", opt, *argv, "a power of two, 0.0009765625",
+						 "1024");
 			has_w = true;
 		} else if (strcmp(opt, "interval") == 0) {
-			if (get_size(&interval, *argv) || interval < 10000)
-				return bad(opt, *argv);
+			if (tcq_get_size(&interval, "qcn", opt, *argv,
+					 QCN_CP_MIN_INTERVAL, TC_QCN_MAX_SIZE))
+				return -1;
 			has_interval = true;
 		} else if (strcmp(opt, "sample") == 0) {
 			sample = tcq_lookup(qcn_sample_names, 3, *argv);
 			if (sample < 0)
 				return bad(opt, *argv);
 		} else if (strcmp(opt, "keepalive") == 0) {
-			if (strcmp(*argv, "0") == 0 || strcmp(*argv, "off") == 0)
+			if (strcmp(*argv, "off") == 0)
 				keepalive = 0;
-			else if (get_time(&keepalive, *argv))
-				return bad(opt, *argv);
+			else if (tcq_get_time(&keepalive, "qcn", opt, *argv, 0,
+					      TC_QCN_MAX_KEEPALIVE))
+				return -1;
+			if (keepalive && keepalive < TC_QCN_MIN_KEEPALIVE)
+				return tcq_range("qcn", opt, *argv, "100us (or 0: off)", "10s");
 			has_keepalive = true;
 		} else if (strcmp(opt, "cpid") == 0) {
-			if (tcq_parse_uint(&cpid, *argv, 0xffff))
-				return bad(opt, *argv);
+			if (tcq_get_uint(&cpid, "qcn", opt, *argv, 0, 0xffff))
+				return -1;
 			has_cpid = true;
 		} else if (strcmp(opt, "af") == 0) {
 			if (strcmp(*argv, "on") == 0)
@@ -185,23 +174,21 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				af = 0;
 			else
 				return bad(opt, *argv);
-		} else if (strcmp(opt, "alpha") == 0) {
-			if (parse_frac(&alpha, *argv))
+		} else if (strcmp(opt, "alpha") == 0 || strcmp(opt, "beta") == 0) {
+			rc = tcu_get_frac16(&v, *argv);
+			if (rc == -1)
 				return bad(opt, *argv);
+			if (rc)
+				return tcq_range("qcn", opt, *argv, "0", "1, both excluded");
+			*(opt[0] == 'a' ? &alpha : &beta) = v;
 		} else if (strcmp(opt, "ts") == 0) {
-			if (get_time(&ts, *argv) || ts == 0)
-				return bad(opt, *argv);
-		} else if (strcmp(opt, "beta") == 0) {
-			if (parse_frac(&beta, *argv))
-				return bad(opt, *argv);
+			if (tcq_get_time(&ts, "qcn", opt, *argv, TC_QCN_MIN_AF_TS,
+					 TC_QCN_MAX_AF_TS))
+				return -1;
 		} else if (strcmp(opt, "active") == 0) {
-			if (get_size(&active, *argv))
-				return bad(opt, *argv);
+			if (tcq_get_size(&active, "qcn", opt, *argv, 0, TC_QCN_MAX_SIZE))
+				return -1;
 			has_active = true;
-		} else {
-			fprintf(stderr, "qcn: unknown option \"%s\"\n", opt);
-			explain();
-			return -1;
 		}
 		argc--;
 		argv++;
@@ -210,6 +197,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
 		addattr32(n, TCP_MAXLEN, TCA_QCN_LIMIT, limit);
+	if (has_memory_limit)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_MEMORY_LIMIT, memory_limit);
 	if (has_rate)
 		addattr64(n, TCP_MAXLEN, TCA_QCN_RATE, rate);
 	if (sched >= 0)
@@ -297,6 +286,9 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
 		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	return 0;
 }
 
@@ -328,9 +320,12 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 		print_class_xstats(&cst);
 		return 0;
 	}
-	if ((size_t)RTA_PAYLOAD(xstats) < sizeof(st))
+	/* a module older than this plugin sends no gso_split */
+	if ((size_t)RTA_PAYLOAD(xstats) < offsetof(struct tc_qcn_xstats, gso_split))
 		return -1;
-	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+	memset(&st, 0, sizeof(st));
+	memcpy(&st, RTA_DATA(xstats),
+	       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
 	tcp_u64("samples", "  samples %llu", st.samples);
 	tcp_u64("keepalive_samples", " keepalive_samples %llu",
@@ -351,6 +346,10 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	tcp_uint("qold", " qold %u", st.qold);
 	tcp_uint("flows", " flows %u", st.flows);
 	tcp_uint("af_classes", " af_classes %u", st.af_classes);
+	tcp_u64("gso_split", " gso_split %llu", st.gso_split);
+	/* 0 from a module older than this plugin (the tail is zeroed) */
+	tcp_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
+	tcp_uint("memory_usage", " memory_usage %u", st.memory_usage);
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)
@@ -376,28 +375,21 @@ static int qcn_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 			explain_class();
 			return -1;
 		}
-		if (argc < 2) {
-			fprintf(stderr, "qcn: option \"%s\" needs a value\n", opt);
+		if (tcq_check_opt("qcn", qcn_class_opts, argc, opt)) {
 			explain_class();
 			return -1;
 		}
 		argc--;
 		argv++;
 		if (strcmp(opt, "weight") == 0) {
-			if (tcq_parse_uint(&weight, *argv, 0xffffffffUL) ||
-			    weight < 1)
-				return bad(opt, *argv);
+			if (tcq_get_uint(&weight, "qcn", opt, *argv, 1,
+					 TC_QCN_CLASS_MAX_WEIGHT))
+				return -1;
 			has_weight = true;
 		} else if (strcmp(opt, "maxrate") == 0) {
-			if (strcmp(*argv, "0") == 0)
-				maxrate = 0;
-			else if (get_rate64(&maxrate, *argv))
-				return bad(opt, *argv);
+			if (tcq_get_rate(&maxrate, "qcn", opt, *argv, 0, UINT64_MAX / 8))
+				return -1;
 			has_maxrate = true;
-		} else {
-			fprintf(stderr, "qcn: unknown class option \"%s\"\n", opt);
-			explain_class();
-			return -1;
 		}
 		argc--;
 		argv++;

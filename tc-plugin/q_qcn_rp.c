@@ -4,37 +4,43 @@
  *		options with dcbnl's struct ieee_qcn names, xstats, and the
  *		limiters shown as classes.
  */
-#include <arpa/inet.h>
-#include <sys/socket.h>
-
 #include "tc_plugin.h"
+#include "qcn_flow.h"
 #include <uapi/linux/qcn.h>
+#include <qcn/qcn_rp.h>
 
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... qcn_rp [ max-rate RATE ] [ gd N ] [ ai-rate RATE ]\n"
+		"Usage: ... qcn_rp [ maxrate RATE ] [ gd N ] [ ai-rate RATE ]\n"
 		"                  [ hai-rate RATE ] [ byte-reset BYTES ]\n"
 		"                  [ time-reset TIME ] [ threshold N ]\n"
 		"                  [ min-rate RATE ] [ min-dec PERCENT ]\n"
 		"                  [ mode qcn|qcn-t ] [ qcnt-period TIME ]\n"
 		"                  [ limiters N ] [ flow l4|l3|dst-mac ]\n"
 		"                  [ limit BYTES ] [ jitter on|off ]\n"
-		"  max-rate     line rate, rpg_max_rate (default: link speed, else 10gbit)\n"
-		"  gd           Gd = 2^-N, rpg_gd (default 7)\n"
+		"                  [ flow_limit PACKETS ] [ memory_limit BYTES ]\n"
+		"  maxrate      line rate, rpg_max_rate, 1bit .. 10Tbit\n"
+		"               (default: link speed, else 10gbit; max-rate is the same)\n"
+		"  gd           Gd = 2^-N, rpg_gd, 0 .. 31 (default 7)\n"
 		"  ai-rate      active increase R_AI, rpg_ai_rate (default 5mbit)\n"
 		"  hai-rate     hyper-active increase R_HAI, rpg_hai_rate (default 50mbit)\n"
-		"  byte-reset   byte counter cycle, rpg_byte_reset (default 150000)\n"
-		"  time-reset   timer cycle T, rpg_time_reset (default 15ms)\n"
-		"  threshold    fast recovery cycles, rpg_threshold (default 5)\n"
-		"  min-rate     rpg_min_rate (default 5mbit)\n"
-		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac (default 50)\n"
+		"  byte-reset   byte counter cycle, rpg_byte_reset, >= 1500 bytes (default 150000)\n"
+		"  time-reset   timer cycle T, rpg_time_reset, 100us .. 10s (default 15ms)\n"
+		"  threshold    fast recovery cycles, rpg_threshold, 1 .. 1000 (default 5)\n"
+		"  min-rate     rpg_min_rate, <= maxrate (default 5mbit)\n"
+		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac, 0 .. 100 (default 50)\n"
 		"  mode         802.1Qau byte counter + timer, or QCN-T (timer only)\n"
-		"  qcnt-period  QCN-T timer period t (default 2.4ms)\n"
-		"  limiters     most rate limiters at once (default 1024)\n"
+		"  qcnt-period  QCN-T timer period t, 100us .. 10s (default 2.4ms)\n"
+		"  limiters     most rate limiters at once, 1 .. 65536 (default 1024)\n"
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
-		"  limit        total backlog (default 4mb)\n"
-		"  jitter       +-15 %% jitter on counter reloads (default on)\n");
+		"  limit        total backlog, 1 .. 1073741824 bytes (default 4mb = 4194304)\n"
+		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
+		"  flow_limit   packets queued per limiter, 1 .. 2^32-1 (default 1000)\n"
+		"  memory_limit truesize of all queued packets, 1 .. 2^31 bytes (default 32Mb)\n"
+		"Units (as in tc): RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
+		"BYTES 150000, 150kb (= 153600: k = 1024); TIME 15ms, 500us, 1s\n"
+		"(a bare number is in us).\n");
 }
 
 static const char * const rp_mode_names[] = {
@@ -57,18 +63,24 @@ static const char * const rp_state_names[] = {
 
 #define ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+static const char * const rp_opts[] = {
+	"maxrate", "max-rate", "gd", "ai-rate", "hai-rate", "byte-reset",
+	"time-reset", "threshold", "min-rate", "min-dec", "mode", "qcnt-period",
+	"limiters", "flow", "limit", "jitter", "flow_limit", "memory_limit", NULL
+};
+
 static int rp_bad(const char *what, const char *arg)
 {
 	return tcq_bad("qcn_rp", what, arg);
 }
 
 static int rp_rate_opt(struct nlmsghdr *n, int type, const char *what,
-		       const char *arg, bool zero_ok)
+		       const char *arg, __u64 min)
 {
 	__u64 rate;
 
-	if (get_rate64(&rate, arg) || (!rate && !zero_ok))
-		return rp_bad(what, arg);
+	if (tcq_get_rate(&rate, "qcn_rp", what, arg, min, TC_QCN_RP_MAX_RATE))
+		return -1;
 	addattr64(n, TCP_MAXLEN, type, rate);
 	return 0;
 }
@@ -76,21 +88,33 @@ static int rp_rate_opt(struct nlmsghdr *n, int type, const char *what,
 static int rp_time_opt(struct nlmsghdr *n, int type, const char *what,
 		       const char *arg)
 {
-	unsigned int us;
+	__u64 us;
 
-	if (get_time(&us, arg) || !us || us > 10000000)
-		return rp_bad(what, arg);
+	if (tcq_get_time(&us, "qcn_rp", what, arg, TC_QCN_RP_MIN_TIME,
+			 TC_QCN_RP_MAX_TIME))
+		return -1;
 	addattr32(n, TCP_MAXLEN, type, us);
 	return 0;
 }
 
+static int rp_size_opt(struct nlmsghdr *n, int type, const char *what,
+		       const char *arg, __u32 min, __u32 max)
+{
+	__u64 size;
+
+	if (tcq_get_size(&size, "qcn_rp", what, arg, min, max))
+		return -1;
+	addattr32(n, TCP_MAXLEN, type, size);
+	return 0;
+}
+
 static int rp_uint_opt(struct nlmsghdr *n, int type, const char *what,
-		       const char *arg, unsigned long min, unsigned long max)
+		       const char *arg, __u32 min, __u32 max)
 {
 	__u32 v;
 
-	if (tcq_parse_uint(&v, arg, max) || v < min)
-		return rp_bad(what, arg);
+	if (tcq_get_uint(&v, "qcn_rp", what, arg, min, max))
+		return -1;
 	addattr32(n, TCP_MAXLEN, type, v);
 	return 0;
 }
@@ -99,83 +123,78 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			struct nlmsghdr *n, const char *dev)
 {
 	struct rtattr *tail;
-	unsigned int size;
-	int v;
+	int v, err = 0;
 
 	(void)qu;
 	(void)dev;
 
 	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
-	for (; argc > 0; argc--, argv++) {
+	for (; argc > 0 && !err; argc--, argv++) {
 		const char *opt = *argv;
 
 		if (strcmp(opt, "help") == 0) {
 			explain();
 			return -1;
 		}
-		if (argc < 2) {
-			fprintf(stderr, "qcn_rp: \"%s\" needs a value\n", opt);
+		if (tcq_check_opt("qcn_rp", rp_opts, argc, opt)) {
 			explain();
 			return -1;
 		}
 		argc--;
 		argv++;
-		if (strcmp(opt, "max-rate") == 0) {
-			if (rp_rate_opt(n, TCA_QCN_RP_MAX_RATE, opt, *argv, false))
-				return -1;
-		} else if (strcmp(opt, "ai-rate") == 0) {
-			if (rp_rate_opt(n, TCA_QCN_RP_AI_RATE, opt, *argv, true))
-				return -1;
-		} else if (strcmp(opt, "hai-rate") == 0) {
-			if (rp_rate_opt(n, TCA_QCN_RP_HAI_RATE, opt, *argv, true))
-				return -1;
-		} else if (strcmp(opt, "min-rate") == 0) {
-			if (rp_rate_opt(n, TCA_QCN_RP_MIN_RATE, opt, *argv, false))
-				return -1;
-		} else if (strcmp(opt, "gd") == 0) {
-			if (rp_uint_opt(n, TCA_QCN_RP_GD, opt, *argv, 0, 31))
-				return -1;
-		} else if (strcmp(opt, "threshold") == 0) {
-			if (rp_uint_opt(n, TCA_QCN_RP_THRESHOLD, opt, *argv, 1, 1000))
-				return -1;
-		} else if (strcmp(opt, "min-dec") == 0) {
-			if (rp_uint_opt(n, TCA_QCN_RP_MIN_DEC, opt, *argv, 0, 100))
-				return -1;
-		} else if (strcmp(opt, "limiters") == 0) {
-			if (rp_uint_opt(n, TCA_QCN_RP_LIMITERS, opt, *argv, 1, 65536))
-				return -1;
-		} else if (strcmp(opt, "time-reset") == 0) {
-			if (rp_time_opt(n, TCA_QCN_RP_TIME_RESET, opt, *argv))
-				return -1;
-		} else if (strcmp(opt, "qcnt-period") == 0) {
-			if (rp_time_opt(n, TCA_QCN_RP_QCNT_PERIOD, opt, *argv))
-				return -1;
-		} else if (strcmp(opt, "byte-reset") == 0 || strcmp(opt, "limit") == 0) {
-			if (get_size(&size, *argv) || !size)
-				return rp_bad(opt, *argv);
-			addattr32(n, TCP_MAXLEN, opt[0] == 'b' ? TCA_QCN_RP_BYTE_RESET :
-				  TCA_QCN_RP_LIMIT, size);
-		} else if (strcmp(opt, "mode") == 0) {
-			v = tcq_lookup(rp_mode_names, ARRAY_LEN(rp_mode_names), *argv);
+		if (strcmp(opt, "maxrate") == 0 || strcmp(opt, "max-rate") == 0)
+			err = rp_rate_opt(n, TCA_QCN_RP_MAX_RATE, opt, *argv, 1);
+		else if (strcmp(opt, "ai-rate") == 0)
+			err = rp_rate_opt(n, TCA_QCN_RP_AI_RATE, opt, *argv, 0);
+		else if (strcmp(opt, "hai-rate") == 0)
+			err = rp_rate_opt(n, TCA_QCN_RP_HAI_RATE, opt, *argv, 0);
+		else if (strcmp(opt, "min-rate") == 0)
+			err = rp_rate_opt(n, TCA_QCN_RP_MIN_RATE, opt, *argv, 1);
+		else if (strcmp(opt, "gd") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_GD, opt, *argv, 0,
+					  QCN_RP_MAX_GD_SHIFT);
+		else if (strcmp(opt, "threshold") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_THRESHOLD, opt, *argv, 1,
+					  TC_QCN_RP_MAX_THRESHOLD);
+		else if (strcmp(opt, "min-dec") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_MIN_DEC, opt, *argv, 0,
+					  TC_QCN_RP_MAX_MIN_DEC);
+		else if (strcmp(opt, "limiters") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_LIMITERS, opt, *argv, 1,
+					  TC_QCN_RP_MAX_LIMITERS);
+		else if (strcmp(opt, "time-reset") == 0)
+			err = rp_time_opt(n, TCA_QCN_RP_TIME_RESET, opt, *argv);
+		else if (strcmp(opt, "qcnt-period") == 0)
+			err = rp_time_opt(n, TCA_QCN_RP_QCNT_PERIOD, opt, *argv);
+		else if (strcmp(opt, "byte-reset") == 0)
+			err = rp_size_opt(n, TCA_QCN_RP_BYTE_RESET, opt, *argv,
+					  TC_QCN_RP_MIN_BYTE_RESET, UINT32_MAX);
+		else if (strcmp(opt, "limit") == 0)
+			err = rp_size_opt(n, TCA_QCN_RP_LIMIT, opt, *argv, 1,
+					  TC_QCN_RP_MAX_LIMIT);
+		else if (strcmp(opt, "flow_limit") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_FLOW_LIMIT, opt, *argv, 1,
+					  UINT32_MAX);
+		else if (strcmp(opt, "memory_limit") == 0)
+			err = rp_size_opt(n, TCA_QCN_RP_MEMORY_LIMIT, opt, *argv, 1,
+					  1U << 31);
+		else if (strcmp(opt, "mode") == 0 || strcmp(opt, "flow") == 0) {
+			bool mode = opt[0] == 'm';
+
+			v = mode ? tcq_lookup(rp_mode_names, ARRAY_LEN(rp_mode_names), *argv) :
+				   tcq_lookup(rp_flow_names, ARRAY_LEN(rp_flow_names), *argv);
 			if (v < 0)
 				return rp_bad(opt, *argv);
-			addattr8(n, TCP_MAXLEN, TCA_QCN_RP_MODE, v);
-		} else if (strcmp(opt, "flow") == 0) {
-			v = tcq_lookup(rp_flow_names, ARRAY_LEN(rp_flow_names), *argv);
-			if (v < 0)
-				return rp_bad(opt, *argv);
-			addattr8(n, TCP_MAXLEN, TCA_QCN_RP_FLOW, v);
+			addattr8(n, TCP_MAXLEN, mode ? TCA_QCN_RP_MODE : TCA_QCN_RP_FLOW, v);
 		} else if (strcmp(opt, "jitter") == 0) {
 			if (strcmp(*argv, "on") && strcmp(*argv, "off"))
 				return rp_bad(opt, *argv);
 			addattr8(n, TCP_MAXLEN, TCA_QCN_RP_JITTER,
 				 strcmp(*argv, "on") == 0);
-		} else {
-			fprintf(stderr, "qcn_rp: unknown option \"%s\"\n", opt);
-			explain();
-			return -1;
 		}
 	}
+	if (err)
+		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -198,27 +217,28 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_QCN_RP_MAX, opt);
-#define RATE(a, key) \
-	do { if (rta_ok_len(tb[a], 8)) tcp_rate(key, key " %s ", rta_u64(tb[a])); } while (0)
-#define U32(a, key) \
-	do { if (rta_ok_len(tb[a], 4)) tcp_uint(key, key " %u ", rta_u32(tb[a])); } while (0)
-#define TIME(a, key) \
-	do { if (rta_ok_len(tb[a], 4)) tcq_print_time(key, key " %s ", rta_u32(tb[a])); } while (0)
+/* JSON keys with '_' as the built-in qdiscs', text as the options */
+#define RATE(a, key, opt) \
+	do { if (rta_ok_len(tb[a], 8)) tcp_rate(key, opt " %s ", rta_u64(tb[a])); } while (0)
+#define U32(a, key, opt) \
+	do { if (rta_ok_len(tb[a], 4)) tcp_uint(key, opt " %u ", rta_u32(tb[a])); } while (0)
+#define TIME(a, key, opt) \
+	do { if (rta_ok_len(tb[a], 4)) tcq_print_time(key, opt " %s ", rta_u32(tb[a])); } while (0)
 	if (rta_ok_len(tb[TCA_QCN_RP_MODE], 1))
 		rp_print_name("mode", rp_mode_names, ARRAY_LEN(rp_mode_names),
 			      rta_u8(tb[TCA_QCN_RP_MODE]));
-	RATE(TCA_QCN_RP_MAX_RATE, "max-rate");
-	U32(TCA_QCN_RP_GD, "gd");
-	RATE(TCA_QCN_RP_AI_RATE, "ai-rate");
-	RATE(TCA_QCN_RP_HAI_RATE, "hai-rate");
+	RATE(TCA_QCN_RP_MAX_RATE, "maxrate", "maxrate");
+	U32(TCA_QCN_RP_GD, "gd", "gd");
+	RATE(TCA_QCN_RP_AI_RATE, "ai_rate", "ai-rate");
+	RATE(TCA_QCN_RP_HAI_RATE, "hai_rate", "hai-rate");
 	if (rta_ok_len(tb[TCA_QCN_RP_BYTE_RESET], 4))
-		tcp_size("byte-reset", "byte-reset %s ", rta_u32(tb[TCA_QCN_RP_BYTE_RESET]));
-	TIME(TCA_QCN_RP_TIME_RESET, "time-reset");
-	U32(TCA_QCN_RP_THRESHOLD, "threshold");
-	RATE(TCA_QCN_RP_MIN_RATE, "min-rate");
-	U32(TCA_QCN_RP_MIN_DEC, "min-dec");
-	TIME(TCA_QCN_RP_QCNT_PERIOD, "qcnt-period");
-	U32(TCA_QCN_RP_LIMITERS, "limiters");
+		tcp_size("byte_reset", "byte-reset %s ", rta_u32(tb[TCA_QCN_RP_BYTE_RESET]));
+	TIME(TCA_QCN_RP_TIME_RESET, "time_reset", "time-reset");
+	U32(TCA_QCN_RP_THRESHOLD, "threshold", "threshold");
+	RATE(TCA_QCN_RP_MIN_RATE, "min_rate", "min-rate");
+	U32(TCA_QCN_RP_MIN_DEC, "min_dec", "min-dec");
+	TIME(TCA_QCN_RP_QCNT_PERIOD, "qcnt_period", "qcnt-period");
+	U32(TCA_QCN_RP_LIMITERS, "limiters", "limiters");
 	if (rta_ok_len(tb[TCA_QCN_RP_FLOW], 1))
 		rp_print_name("flow", rp_flow_names, ARRAY_LEN(rp_flow_names),
 			      rta_u8(tb[TCA_QCN_RP_FLOW]));
@@ -227,31 +247,14 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_RP_JITTER], 1))
 		tcp_string("jitter", "jitter %s ",
 			   rta_u8(tb[TCA_QCN_RP_JITTER]) ? "on" : "off");
+	U32(TCA_QCN_RP_FLOW_LIMIT, "flow_limit", "flow_limit");
+	if (rta_ok_len(tb[TCA_QCN_RP_MEMORY_LIMIT], 4))
+		tcp_size("memory_limit", "memory_limit %s ",
+			 rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
 #undef RATE
 #undef U32
 #undef TIME
 	return 0;
-}
-
-static void rp_print_key(const struct tc_qcn_rp_flow_key *k)
-{
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], buf[160];
-
-	if (k->family == AF_INET || k->family == AF_INET6) {
-		inet_ntop(k->family, k->saddr, a, sizeof(a));
-		inet_ntop(k->family, k->daddr, b, sizeof(b));
-		if (k->sport || k->dport)
-			snprintf(buf, sizeof(buf), "%s:%u>%s:%u/%u", a,
-				 ntohs(k->sport), b, ntohs(k->dport), k->proto);
-		else
-			snprintf(buf, sizeof(buf), "%s>%s/%u", a, b, k->proto);
-	} else {
-		snprintf(buf, sizeof(buf),
-			 "%02x:%02x:%02x:%02x:%02x:%02x/prio%u", k->dmac[0],
-			 k->dmac[1], k->dmac[2], k->dmac[3], k->dmac[4],
-			 k->dmac[5], k->prio);
-	}
-	tcp_string("flow", " flow %s", buf);
 }
 
 static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
@@ -264,7 +267,9 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 	if (RTA_PAYLOAD(xstats) == sizeof(struct tc_qcn_rp_class_xstats)) {
 		const struct tc_qcn_rp_class_xstats *c = RTA_DATA(xstats);
 
-		rp_print_key(&c->key);
+		char flow[QCN_FLOW_STRLEN];
+
+		tcp_string("flow", " flow %s", qcn_flow_str(flow, sizeof(flow), &c->key));
 		print_nl();
 		tcp_rate("cr", "  cr %s", c->cr);
 		tcp_rate("tr", " tr %s", c->tr);
@@ -278,10 +283,14 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 		tcp_uint("backlog", " backlog %u", c->backlog);
 		return 0;
 	}
-	if (RTA_PAYLOAD(xstats) < (int)sizeof(struct tc_qcn_rp_xstats))
+	/* a module older than this plugin sends no gso_split */
+	if (RTA_PAYLOAD(xstats) < (int)offsetof(struct tc_qcn_rp_xstats, gso_split))
 		return -1;
 	{
-		const struct tc_qcn_rp_xstats *s = RTA_DATA(xstats);
+		struct tc_qcn_rp_xstats st = {}, *s = &st;
+
+		memcpy(&st, RTA_DATA(xstats),
+		       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
 		tcp_u64("cnm_rx", "  cnm_rx %llu", (unsigned long long)s->cnm_rx);
 		tcp_u64("cnm_matched", " matched %llu",
@@ -305,6 +314,19 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			(unsigned long long)s->throttled);
 		tcp_u64("limit_drops", " limit_drops %llu",
 			(unsigned long long)s->drops);
+		tcp_u64("gso_split", " gso_split %llu",
+			(unsigned long long)s->gso_split);
+		print_nl();
+		tcp_u64("cnm_not_host", "  cnm not_host %llu",
+			(unsigned long long)s->cnm_not_host);
+		tcp_u64("cnm_qfb0", " qfb0 %llu",
+			(unsigned long long)s->cnm_qfb0);
+		print_nl();
+		tcp_u64("flow_limit_drops", "  flow_limit_drops %llu",
+			(unsigned long long)s->flow_limit_drops);
+		tcp_u64("memory_drops", " memory_drops %llu",
+			(unsigned long long)s->memory_drops);
+		tcp_uint("memory_usage", " memory_usage %u", s->memory_usage);
 	}
 	return 0;
 }

@@ -35,24 +35,9 @@ struct qdisc_util {
 			 __u32 block_idx);
 };
 
-/* lib/utils.c, tc/tc_util.c */
+/* lib/utils.c, tc/tc_util.c: sizes, rates and times are parsed with
+ * tools/tc_units.h instead (the same spellings, with overflow checks) */
 extern int show_stats, show_details, use_iec, oneline;
-int matches(const char *prefix, const char *string);
-int get_u8(__u8 *val, const char *arg, int base);
-int get_u16(__u16 *val, const char *arg, int base);
-int get_u32(__u32 *val, const char *arg, int base);
-int get_u64(__u64 *val, const char *arg, int base);
-int get_s32(__s32 *val, const char *arg, int base);
-int get_integer(int *val, const char *arg, int base);
-/* "150kb", "1mb", ... -> bytes */
-int get_size(unsigned int *size, const char *str);
-/* "100mbit", ... -> bytes per second */
-int get_rate64(__u64 *rate, const char *str);
-/* "10ms", "100us", "1s" -> microseconds (TIME_UNITS_PER_SEC = 1000000) */
-int get_time(unsigned int *time, const char *str);
-char *sprint_time(__u32 time, char *buf);
-int get_tc_classid(__u32 *h, const char *str);
-int print_tc_classid(char *buf, int len, __u32 h);
 
 /* lib/libnetlink.c */
 int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
@@ -169,12 +154,27 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 
 /* ------------------------------------------ shared option helpers */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include "tc_units.h"
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
 
 static inline int tcq_bad(const char *kind, const char *what, const char *arg)
 {
 	fprintf(stderr, "%s: illegal value for \"%s\": \"%s\"\n", kind, what, arg);
+	return -1;
+}
+
+static inline int tcq_range(const char *kind, const char *what, const char *arg,
+			    const char *lo, const char *hi)
+{
+	fprintf(stderr, "%s: \"%s\" %s is out of range (%s .. %s)\n", kind,
+		what, arg, lo, hi);
 	return -1;
 }
 
@@ -188,35 +188,116 @@ static inline int tcq_lookup(const char * const *names, int n, const char *arg)
 	return -1;
 }
 
-/* a decimal/hex unsigned number <= max, nothing else */
-static inline int tcq_parse_uint(__u32 *val, const char *arg, unsigned long max)
+/*
+ * Before an option's value is taken: a name not in known[] (NULL-ended) is
+ * reported as unknown, a known one at the end of the line as missing its
+ * value.  Returns 0 when the option and a value are there.
+ */
+static inline int tcq_check_opt(const char *kind, const char * const *known,
+				int argc, const char *opt)
 {
+	int i;
+
+	for (i = 0; known[i]; i++)
+		if (strcmp(known[i], opt) == 0)
+			break;
+	if (!known[i]) {
+		fprintf(stderr, "%s: unknown option \"%s\"\n", kind, opt);
+		return -1;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "%s: option \"%s\" needs a value\n", kind, opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* a decimal/hex unsigned number, min..max */
+static inline int tcq_get_uint(__u32 *val, const char *kind, const char *what,
+			       const char *arg, __u32 min, __u32 max)
+{
+	char lo[16], hi[16];
 	unsigned long v;
 	char *end;
 
-	if (!*arg || *arg == '-')
-		return -1;
+	if (!*arg || *arg == '-' || *arg == '+' || *arg == ' ')
+		return tcq_bad(kind, what, arg);
 	errno = 0;
 	v = strtoul(arg, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
+	if (*end)
+		return tcq_bad(kind, what, arg);
+	if (errno || v < min || v > max) {
+		snprintf(lo, sizeof(lo), "%u", min);
+		snprintf(hi, sizeof(hi), "%u", max);
+		return tcq_range(kind, what, arg, lo, hi);
+	}
 	*val = v;
 	return 0;
 }
 
 /* microseconds as tc prints times: 1s, 10ms, 100us */
-static inline const char *tcq_time(char *buf, size_t len, __u32 us)
+static inline const char *tcq_time(char *buf, size_t len, uint64_t us)
 {
 	if (us == 0)
 		snprintf(buf, len, "0");
 	else if (us >= 1000000 && us % 1000000 == 0)
-		snprintf(buf, len, "%us", us / 1000000);
+		snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
 	else if (us >= 1000)
 		snprintf(buf, len, "%gms", us / 1000.0);
 	else
-		snprintf(buf, len, "%uus", us);
+		snprintf(buf, len, "%" PRIu64 "us", us);
 	return buf;
 }
+
+/* bytes/s as bit/s: the largest of bit, Kbit, Mbit, Gbit, Tbit that is exact */
+static inline const char *tcq_rate(char *buf, size_t len, uint64_t bytes)
+{
+	static const char * const u[] = { "bit", "Kbit", "Mbit", "Gbit", "Tbit" };
+	uint64_t bits = bytes * 8;
+	int i = 0;
+
+	while (i < 4 && bits && bits % 1000 == 0) {
+		bits /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%s", bits, u[i]);
+	return buf;
+}
+
+static inline const char *tcq_size(char *buf, size_t len, uint64_t bytes)
+{
+	snprintf(buf, len, "%" PRIu64 "b", bytes);
+	return buf;
+}
+
+/*
+ * A size, rate or time in tc's spellings (parse: tools/tc_units.h), in
+ * the attribute's unit (the parser's / div: bytes, bytes/s, us), within
+ * min..max; else a message naming the option, with the range as show()
+ * writes it.
+ */
+static inline int tcq_get_unit(__u64 *val, int (*parse)(uint64_t *, const char *),
+			       uint64_t div, const char *(*show)(char *, size_t, uint64_t),
+			       const char *kind, const char *what, const char *arg,
+			       __u64 min, __u64 max)
+{
+	char lo[32], hi[32];
+	uint64_t v;
+	int rc = parse(&v, arg);
+
+	if (rc == -1)
+		return tcq_bad(kind, what, arg);
+	v /= div;
+	if (rc || v < min || v > max)
+		return tcq_range(kind, what, arg, show(lo, sizeof(lo), min),
+				 show(hi, sizeof(hi), max));
+	*val = v;
+	return 0;
+}
+
+#define tcq_get_size(v, ...)	tcq_get_unit(v, tcu_get_size, 1, tcq_size, __VA_ARGS__)
+#define tcq_get_rate(v, ...)	tcq_get_unit(v, tcu_get_rate, 8, tcq_rate, __VA_ARGS__)
+#define tcq_get_time(v, ...)	tcq_get_unit(v, tcu_get_time, 1000, tcq_time, __VA_ARGS__)
 
 /* a time option: JSON the number of us, text "10ms" */
 static inline void tcq_print_time(const char *key, const char *fmt, __u32 us)

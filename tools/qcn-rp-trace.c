@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "qcn/qcn_rp.h"
+#include "tc_units.h"
+#include <uapi/linux/qcn.h>
 
 #define EXIT_INPUT	2
 
@@ -57,25 +59,30 @@ static const char usage_text[] =
 "  - With --no-jitter the output is a deterministic function of the input;\n"
 "    otherwise reloads are jittered by U(0.85, 1.15) from a PRNG (--seed).\n"
 "\n"
-"Options (names and units as in Linux dcbnl struct ieee_qcn):\n"
-"  --max-rate-mbps N    line rate, rpg_max_rate (default 10000)\n"
-"  --gd-shift N         Gd = 2^-N, rpg_gd (default 7)\n"
-"  --ai-mbps N          R_AI, rpg_ai_rate (default 5)\n"
-"  --hai-mbps N         R_HAI, rpg_hai_rate (default 50)\n"
-"  --byte-reset N       byte counter cycle BC in bytes, rpg_byte_reset\n"
-"                       (default 150000)\n"
-"  --time-reset-us N    timer cycle T in us, rpg_time_reset (default 15000)\n"
-"  --threshold N        FR cycles, rpg_threshold (default 5)\n"
-"  --min-rate-mbps N    rpg_min_rate (default 5)\n"
-"  --min-dec-pct N      minimum decrease factor in %, rpg_min_dec_fac\n"
+"Options (qcn_rp's tc options; dcbnl struct ieee_qcn fields in brackets):\n"
+"  --maxrate RATE       line rate [rpg_max_rate] (default 10gbit); --max-rate\n"
+"                       is the same\n"
+"  --gd N               Gd = 2^-N, 0..31 [rpg_gd] (default 7)\n"
+"  --ai-rate RATE       R_AI [rpg_ai_rate] (default 5mbit)\n"
+"  --hai-rate RATE      R_HAI [rpg_hai_rate] (default 50mbit)\n"
+"  --byte-reset BYTES   byte counter cycle BC [rpg_byte_reset] (default 150000)\n"
+"  --time-reset TIME    timer cycle T, 1us..10s [rpg_time_reset] (default 15ms)\n"
+"  --threshold N        FR cycles, 1..1000 [rpg_threshold] (default 5)\n"
+"  --min-rate RATE      floor of CR [rpg_min_rate] (default 5mbit)\n"
+"  --min-dec PCT        minimum decrease factor in %, 0..100 [rpg_min_dec_fac]\n"
 "                       (default 50)\n"
 "  --mode qcn|qcn-t     802.1Qau byte counter + timer (default) or QCN-T\n"
-"  --qcnt-period-us N   QCN-T timer period t in us (default 2400); QCN-T's\n"
+"  --qcnt-period TIME   QCN-T timer period t, 1us..10s (default 2.4ms); QCN-T's\n"
 "                       HAI threshold is time-reset * threshold / t cycles\n"
-"                       (75000 / 2400 = 31 with the defaults)\n"
-"  --no-jitter          no +-15 % jitter on counter reloads\n"
+"                       (15ms * 5 / 2.4ms = 31 with the defaults)\n"
+"  --jitter on|off      +-15 % jitter on counter reloads (default on)\n"
+"  --no-jitter          the same as --jitter off\n"
 "  --seed N             PRNG seed for the jitter (default 1)\n"
-"  -h, --help           this text\n";
+"  -h, --help           this text\n"
+"Units are tc's: RATE 100mbit, 500kbit, 10gbit (bit/s; a bare number is\n"
+"bit/s), 1mbps (bytes/s); BYTES 150000, 150kb (k = 1024), 1gb; TIME 15ms,\n"
+"500us, 1s (a bare number is in us).  Ranges are the qdisc's: rates up to\n"
+"10tbit, maxrate and min-rate at least 8bit (1 byte/s).\n";
 
 static void usage(FILE *f)
 {
@@ -95,34 +102,28 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_INPUT);
 }
 
-/* strict unsigned decimal: digits only, no sign, no overflow */
-static int parse_u64(const char *s, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-	}
-	*v = x;
-	return 0;
-}
-
 static uint64_t opt_u64(const char *name, const char *arg, uint64_t max)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) || v > max) {
-		fprintf(stderr, "qcn-rp-trace: --%s: invalid value '%s'\n", name, arg);
-		exit(EXIT_INPUT);
-	}
+	if (tcu_get_u64(&v, arg) || v > max)
+		die_usage("--%s: invalid value '%s' (0..%" PRIu64 ")", name, arg, max);
 	return v;
 }
+
+/* a tc size, rate or time (parse) within min..max, else exit 2 */
+static uint64_t opt_unit(int (*parse)(uint64_t *, const char *), const char *name,
+			 const char *arg, uint64_t min, uint64_t max, const char *range)
+{
+	uint64_t v;
+
+	if (parse(&v, arg) || v < min || v > max)
+		die_usage("--%s: invalid value '%s' (%s)", name, arg, range);
+	return v;
+}
+
+#define RATE_MAX	(TC_QCN_RP_MAX_RATE * 8)	/* 10 Tbit/s, the qdisc's */
+#define TIME_MAX_NS	(TC_QCN_RP_MAX_TIME * 1000ULL)	/* 10 s */
 
 /* splitmix64 */
 static uint64_t rng_state;
@@ -188,63 +189,71 @@ int main(int argc, char **argv)
 {
 	enum {
 		O_MAX = 256, O_GD, O_AI, O_HAI, O_BYTE, O_TIME, O_THR, O_MIN,
-		O_MINDEC, O_MODE, O_QCNT, O_NOJIT, O_SEED,
+		O_MINDEC, O_MODE, O_QCNT, O_JIT, O_NOJIT, O_SEED,
 	};
 	static const struct option opts[] = {
-		{ "max-rate-mbps", required_argument, NULL, O_MAX },
-		{ "gd-shift", required_argument, NULL, O_GD },
-		{ "ai-mbps", required_argument, NULL, O_AI },
-		{ "hai-mbps", required_argument, NULL, O_HAI },
+		{ "maxrate", required_argument, NULL, O_MAX },
+		{ "max-rate", required_argument, NULL, O_MAX },
+		{ "gd", required_argument, NULL, O_GD },
+		{ "ai-rate", required_argument, NULL, O_AI },
+		{ "hai-rate", required_argument, NULL, O_HAI },
 		{ "byte-reset", required_argument, NULL, O_BYTE },
-		{ "time-reset-us", required_argument, NULL, O_TIME },
+		{ "time-reset", required_argument, NULL, O_TIME },
 		{ "threshold", required_argument, NULL, O_THR },
-		{ "min-rate-mbps", required_argument, NULL, O_MIN },
-		{ "min-dec-pct", required_argument, NULL, O_MINDEC },
+		{ "min-rate", required_argument, NULL, O_MIN },
+		{ "min-dec", required_argument, NULL, O_MINDEC },
 		{ "mode", required_argument, NULL, O_MODE },
-		{ "qcnt-period-us", required_argument, NULL, O_QCNT },
+		{ "qcnt-period", required_argument, NULL, O_QCNT },
+		{ "jitter", required_argument, NULL, O_JIT },
 		{ "no-jitter", no_argument, NULL, O_NOJIT },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const uint64_t mbps_max = UINT64_MAX / 1000000;
 	struct qcn_rp_params p;
 	struct qcn_rp rp;
 	char *line = NULL;
 	size_t cap = 0;
 	uint64_t prev_us = 0;
-	int c;
+	int c, li;
 
 	qcn_rp_params_default(&p, 10000ULL * 1000000ULL);
 	rng_state = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+		const char *name = c >= O_MAX && c <= O_SEED ? opts[li].name : "";
+
 		switch (c) {
 		case O_MAX:
-			p.max_rate = opt_u64("max-rate-mbps", optarg, mbps_max) * 1000000ULL;
+			p.max_rate = opt_unit(tcu_get_rate, name, optarg, 8, RATE_MAX, "8bit..10tbit");
 			break;
 		case O_GD:
-			p.gd_shift = (uint32_t)opt_u64("gd-shift", optarg, QCN_RP_MAX_GD_SHIFT);
+			p.gd_shift = (uint32_t)opt_u64(name, optarg, QCN_RP_MAX_GD_SHIFT);
 			break;
 		case O_AI:
-			p.ai_rate = opt_u64("ai-mbps", optarg, mbps_max) * 1000000ULL;
+			p.ai_rate = opt_unit(tcu_get_rate, name, optarg, 0, RATE_MAX, "0..10tbit");
 			break;
 		case O_HAI:
-			p.hai_rate = opt_u64("hai-mbps", optarg, mbps_max) * 1000000ULL;
+			p.hai_rate = opt_unit(tcu_get_rate, name, optarg, 0, RATE_MAX, "0..10tbit");
 			break;
 		case O_BYTE:
-			p.byte_reset = (uint32_t)opt_u64("byte-reset", optarg, UINT32_MAX);
+			p.byte_reset = (uint32_t)opt_unit(tcu_get_size, name, optarg, 1,
+							  UINT32_MAX, "1..4294967295 bytes");
 			break;
 		case O_TIME:
-			p.time_reset_ns = opt_u64("time-reset-us", optarg, UINT64_MAX / 1000) * 1000;
+			p.time_reset_ns = opt_unit(tcu_get_time, name, optarg, 1000,
+						   TIME_MAX_NS, "1us..10s");
 			break;
 		case O_THR:
-			p.threshold = (uint32_t)opt_u64("threshold", optarg, UINT32_MAX);
+			if (!(p.threshold = (uint32_t)opt_u64(name, optarg,
+							      TC_QCN_RP_MAX_THRESHOLD)))
+				die_usage("--%s: invalid value '%s' (1..%u)", name, optarg,
+					  TC_QCN_RP_MAX_THRESHOLD);
 			break;
 		case O_MIN:
-			p.min_rate = opt_u64("min-rate-mbps", optarg, mbps_max) * 1000000ULL;
+			p.min_rate = opt_unit(tcu_get_rate, name, optarg, 8, RATE_MAX, "8bit..10tbit");
 			break;
 		case O_MINDEC:
-			p.min_dec_pct = (uint32_t)opt_u64("min-dec-pct", optarg, 100);
+			p.min_dec_pct = (uint32_t)opt_u64(name, optarg, TC_QCN_RP_MAX_MIN_DEC);
 			break;
 		case O_MODE:
 			if (!strcmp(optarg, "qcn"))
@@ -255,27 +264,32 @@ int main(int argc, char **argv)
 				die_usage("--mode: expected qcn or qcn-t, got '%s'", optarg);
 			break;
 		case O_QCNT:
-			p.qcnt_period_ns = opt_u64("qcnt-period-us", optarg, UINT64_MAX / 1000) * 1000;
+			p.qcnt_period_ns = opt_unit(tcu_get_time, name, optarg, 1000,
+						    TIME_MAX_NS, "1us..10s");
+			break;
+		case O_JIT:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die_usage("--jitter: expected on or off, got '%s'", optarg);
+			p.jitter = !strcmp(optarg, "on");
 			break;
 		case O_NOJIT:
 			p.jitter = false;
 			break;
 		case O_SEED:
-			rng_state = opt_u64("seed", optarg, UINT64_MAX);
+			rng_state = opt_u64(name, optarg, UINT64_MAX);
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "Try 'qcn-rp-trace --help'.\n");
+			usage(stderr);
 			return EXIT_INPUT;
 		}
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s' (the script is read from stdin)", argv[optind]);
 	if (!qcn_rp_params_valid(&p)) {
-		fprintf(stderr, "qcn-rp-trace: invalid parameters (need 0 < min rate <= max rate <= 10 Tb/s, "
-			"byte-reset >= 1, time-reset >= 1 us, qcnt-period >= 1 us)\n");
+		fprintf(stderr, "qcn-rp-trace: min-rate must not exceed maxrate\n");
 		return EXIT_INPUT;
 	}
 
@@ -301,18 +315,18 @@ int main(int argc, char **argv)
 		if (n != 3)
 			bad_line("expected 't_us=<u64> cnm qfb=<0..63>' or 't_us=<u64> tx bytes=<n>'");
 		v = kv(tok[0], "t_us");
-		if (!v || parse_u64(v, &t_us) || t_us > UINT64_MAX / 1000)
+		if (!v || tcu_get_u64(&t_us, v) || t_us > UINT64_MAX / 1000)
 			bad_line("bad time '%s' (expected t_us=<u64>)", tok[0]);
 		if (t_us < prev_us)
 			bad_line("time goes backwards (t_us=%" PRIu64 " after t_us=%" PRIu64 ")",
 				 t_us, prev_us);
 		if (!strcmp(tok[1], "cnm")) {
 			v = kv(tok[2], "qfb");
-			if (!v || parse_u64(v, &x) || x > 63)
+			if (!v || tcu_get_u64(&x, v) || x > 63)
 				bad_line("bad feedback '%s' (expected qfb=<0..63>)", tok[2]);
 		} else if (!strcmp(tok[1], "tx")) {
 			v = kv(tok[2], "bytes");
-			if (!v || parse_u64(v, &x) || x > UINT32_MAX)
+			if (!v || tcu_get_u64(&x, v) || x > UINT32_MAX)
 				bad_line("bad byte count '%s' (expected bytes=<0..4294967295>)", tok[2]);
 		} else {
 			bad_line("unknown event '%s' (expected cnm or tx)", tok[1]);

@@ -3,79 +3,129 @@
  * qcn-sim: a packet-level discrete-event simulation of N QCN sources
  * sharing one congestion point, built on the same cores the modules run:
  * the CP (include/qcn/qcn_cp.h: eq. 1, quantization, sampling interval),
- * AF-QCN (qcn_af.h: eqs. 4-8) and the RP (qcn_rp.h: eqs. 2-8, QCN-T).
- * Only the wiring is here: sources, a FIFO port, delays, event order.
+ * AF-QCN (qcn_af.h: eqs. 4-8), the RP (qcn_rp.h: eqs. 2-8, QCN-T) and
+ * N-AIMD / AP-N-AIMD (qcn_ap.h: eq. 14 and the Averaging Principle).
+ * Only the wiring is here: sources, ports (FIFO or DRR), paths of one or
+ * more ports, culprit selection (qcn_culprit.h), delays, event order.
  *
  * It reproduces the papers' settings (10 Gb/s, 1 KB frames, 50 us RTT,
  * 150 KB buffer) and the emulated testbeds' (30 Mb/s port), so parameter
  * choices can be explored in seconds before a guest run.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 
 #include "qcn/qcn_cp.h"
 #include "qcn/qcn_af.h"
 #include "qcn/qcn_rp.h"
+#include "qcn/qcn_ap.h"
+#include "qcn/qcn_culprit.h"
+#include "tc_units.h"
 
 #define MAX_FLOWS	64
+#define MAX_PORTS	8
 #define EXIT_USAGE	2
 
 static const char usage_text[] =
 "Usage: qcn-sim [OPTIONS]\n"
 "\n"
 "Simulates N greedy sources, each behind a QCN reaction point, sending\n"
-"fixed-size frames through one congestion point (a FIFO port with tail\n"
-"drop) to a sink, with the project's CP, AF-QCN and RP cores.  Frames\n"
-"and CNMs each take RTT/2 between a source and the CP.  The CP samples\n"
-"arrivals (culprit = the sampled arrival, the standard's choice).\n"
+"fixed-size frames through one or more congestion points (ports with tail\n"
+"drop, FIFO or DRR, each a CP) to a sink, with the project's CP, AF-QCN,\n"
+"culprit and RP cores.  Frames take RTT/2 from a source to its first\n"
+"port, none between ports; CNMs take RTT/2 back from any port.\n"
 "\n"
 "Topology and traffic:\n"
 "  -n, --flows N          sources (1..64, default 4)\n"
-"  -l, --link RATE        CP port service rate (default 10gbit)\n"
-"  -s, --src-rate RATE    each source's line rate = RP max rate (default: link)\n"
+"  -l, --link R1,R2,..    the ports' service rates, qcn's rate; one rate per\n"
+"                         port (default one port, 10gbit)\n"
+"      --paths P1,P2,..   each flow's ports, '+' between hops, ports counted\n"
+"                         from 1 (e.g. 1,1+2,2: a parking lot; default: all 1)\n"
 "  -r, --rtt TIME         round-trip time source <-> CP (default 50us)\n"
-"  -p, --pkt BYTES        frame size (default 1000)\n"
+"  -p, --pkt BYTES        frame size, 64..65535 (default 1000)\n"
 "  -t, --time TIME        simulated time (default 6s)\n"
 "  -i, --step TIME        output interval (default 10ms)\n"
 "  -f, --from TIME        start of the summary window (default: half of -t)\n"
 "      --start T1,T2,..   source start times (default all 0)\n"
 "      --seed N           random seed (default 1)\n"
-"Congestion point:\n"
-"      --qeq BYTES        Qeq (default 26000)\n"
+"Congestion point (qcn's options):\n"
 "      --limit BYTES      buffer (default 150000)\n"
-"      --w-exp N          w = 2^N (default 1)\n"
-"      --interval BYTES   base sampling interval (default 150000)\n"
+"      --qeq BYTES        Qeq (default 26000)\n"
+"      --w W              weight of Qdelta, a power of two 2^-10..2^10\n"
+"                         (default 2)\n"
+"      --interval BYTES   base sampling interval, >= 10000 (default 150000)\n"
+"      --sched fifo|drr   service at every port: FIFO, or round robin over\n"
+"                         the flows' queues (DRR with equal frames)\n"
+"      --sample MODE      culprit: arrival (the sampled arrival, 802.1Qau),\n"
+"                         occupancy (a uniformly drawn occupied byte, QCN-OS)\n"
+"                         or two-samples (two occupancy draws, the flow whose\n"
+"                         path's fullest port is fuller wins; Algorithm 1)\n"
 "      --af               AF-QCN on\n"
-"      --alpha X          (0,1), default 0.125\n"
-"      --beta X           (0,1), default 0.125\n"
-"      --ts TIME          default 1ms\n"
+"      --alpha X          0 < X < 1 (default 0.125)\n"
+"      --beta X           0 < X < 1 (default 0.125)\n"
+"      --ts TIME          AF update period (default 1ms)\n"
 "      --active BYTES     active threshold per Ts (default 20000)\n"
-"      --weights W1,W2,.. class weights (default all 1)\n"
-"      --caps R1,R2,..    class max rates (0 = none)\n"
+"      --weights W1,W2,.. the classes' weight, one per flow, 1..65535\n"
+"                         (default all 1)\n"
+"      --caps R1,R2,..    the classes' maxrate, one per flow (0 = none)\n"
 "      --caps-at TIME     when the caps apply (default 0)\n"
-"Reaction points (standard defaults unless given):\n"
-"      --min-rate RATE, --ai-rate RATE, --hai-rate RATE, --byte-reset BYTES,\n"
-"      --time-reset TIME, --gd-shift N, --qcn-t PERIOD (QCN-T, timer only),\n"
-"      --no-jitter\n"
-"  -h, --help\n"
+"Reaction points (qcn_rp's options; the standard's defaults):\n"
+"  -s, --maxrate RATE     the sources' line rate (default: --link)\n"
+"      --gd N             Gd = 2^-N, 0..31 (default 7)\n"
+"      --ai-rate RATE     R_AI (default 5mbit)\n"
+"      --hai-rate RATE    R_HAI (default 50mbit)\n"
+"      --byte-reset BYTES byte counter cycle (default 150000)\n"
+"      --time-reset TIME  timer cycle T (default 15ms)\n"
+"      --threshold N      fast recovery cycles, 1..1000 (default 5)\n"
+"      --min-rate RATE    floor of CR (default 5mbit, at most maxrate)\n"
+"      --min-dec PCT      largest cut per CNM, 0..100 (default 50)\n"
+"      --mode MODE        qcn: byte counter + timer; qcn-t: QCN-T (timer\n"
+"                         only); n-aimd, ap-n-aimd: the Averaging Principle\n"
+"                         paper's N-AIMD without / with the AP (the CP samples\n"
+"                         1 arrival in --sample-period and sends Fb of either\n"
+"                         sign; the QCN RP options do not apply)\n"
+"      --qcnt-period TIME QCN-T timer period (default 2.4ms)\n"
+"      --jitter on|off    +-15 % jitter on counter reloads (default on);\n"
+"      --no-jitter        the same as --jitter off\n"
+"N-AIMD (--mode n-aimd|ap-n-aimd; the paper's BCN baseline values):\n"
+"      --aimd-gi X        G_i of eq. 14a, 0..1000 (default 0.53333)\n"
+"      --aimd-ru RATE     R_u of eq. 14a (default 1mbit)\n"
+"      --aimd-gd X        G_d of eq. 14b, 0..1000 (default 0.0026667)\n"
+"      --fb-unit BYTES    bytes per unit of Fb (default: --pkt, Fb in frames)\n"
+"      --sample-period N  T: the CP samples 1/N of the arrivals (default 100)\n"
+"      --ap-pkts N        the AP step after N frames (default T/2)\n"
+"  -h, --help             this text\n"
 "\n"
-"Units: RATE is bit/s with an optional kbit, mbit or gbit suffix; TIME\n"
-"is ns, us, ms or s (a bare number is seconds); BYTES takes kb/mb (1000).\n"
+"Units are tc's: RATE 30mbit, 500kbit, 10gbit (bit/s; a bare number is\n"
+"bit/s), 1mbps (bytes/s); BYTES 1442, 2kb (k = 1024), 1mb; TIME 10ms,\n"
+"500us, 4s, 250ns (a bare number is in us).\n"
 "\n"
-"Output (stdout): a '#' header, then every step one line\n"
+"Output (stdout): '#' lines with the parameters in bytes, bit/s and ns,\n"
+"then every step one line\n"
 "  t_ms queue_bytes rate_1_mbps .. rate_N_mbps\n"
-"(rates are departures from the CP over the step), then the summary:\n"
+"(rates over the step), then the summary:\n"
 "  # flow I: W w, MEAN mbps, SHARE %, cnms C, drops D\n"
 "  # total: MEAN mbps, mean queue Q bytes, drops D, cnms C\n"
-"(rates, shares and the mean queue over the window from --from; CNMs sent\n"
+"  # queue: mean Q, sd S, min A, max B (bytes, time-weighted), empty E %,\n"
+"    utilization U %\n"
+"(port 1) and with more than one port, for each, the same fields as\n"
+"  # port P: mean Q, sd S, min A, max B, empty E %, utilization U %, cnms C,\n"
+"    drops D\n"
+"and the step lines end with the other ports' queues (queue_2_bytes ..).\n"
+"Rates are measured at the sink (after the last port).\n"
+"(rates, shares and the queue over the window from --from; CNMs (or N-AIMD\n"
+"feedback messages) sent\n"
 "to and frames dropped of each flow over the whole run)\n"
 "Exit status 0, or 2 on bad usage.\n";
 
 enum ev_type { EV_SEND, EV_ARRIVE, EV_DEPART, EV_CNM, EV_AF, EV_STEP, EV_CAPS };
+enum sched { SCHED_FIFO, SCHED_DRR };
+enum sample { SAMPLE_ARRIVAL, SAMPLE_OCCUPANCY, SAMPLE_TWO };
 
 struct event {
 	u64 t;
@@ -83,6 +133,8 @@ struct event {
 	u8 type;
 	u8 flow;
 	u8 qfb;
+	u8 hop;		/* EV_ARRIVE: index in the flow's path; EV_DEPART: port */
+	s64 fb;		/* N-AIMD's signed Fb, bytes */
 };
 
 struct heap {
@@ -91,9 +143,9 @@ struct heap {
 	u64 seq;
 };
 
-static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
+static void heap_push_ev(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, u8 hop, s64 fb)
 {
-	struct event e = { t, h->seq++, type, flow, qfb };
+	struct event e = { t, h->seq++, type, flow, qfb, hop, fb };
 	size_t i;
 
 	if (h->n == h->cap) {
@@ -113,6 +165,11 @@ static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
 		i = up;
 	}
 	h->v[i] = e;
+}
+
+static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
+{
+	heap_push_ev(h, t, type, flow, qfb, 0, 0);
 }
 
 static struct event heap_pop(struct heap *h)
@@ -148,64 +205,59 @@ static u32 rnd32(void)
 	return rng_state;
 }
 
-static int die(const char *what, const char *arg)
+__attribute__((noreturn))
+static void die(const char *what, const char *arg)
 {
 	fprintf(stderr, "qcn-sim: invalid %s '%s' (see --help)\n", what, arg);
 	exit(EXIT_USAGE);
 }
 
-/* number with an optional unit suffix from units[] (NULL-terminated) */
-static u64 parse_unit(const char *s, const char *what, const char *const *units,
-		      const u64 *mult, u64 bare)
+static u64 unit(int (*parse)(uint64_t *, const char *), const char *opt,
+		const char *s, u64 min, u64 max)
 {
-	char *end;
+	uint64_t v;
+
+	if (parse(&v, s) || v < min || v > max)
+		die(opt, s);
+	return v;
+}
+
+#define ALL	(~0ULL)
+static const char *opt_name;	/* the option being parsed, for messages */
+
+static u64 parse_rate(const char *s) { return unit(tcu_get_rate, opt_name, s, 0, ALL); }
+static u64 parse_time(const char *s) { return unit(tcu_get_time, opt_name, s, 0, ALL); }
+static u64 parse_bytes(const char *s) { return unit(tcu_get_size, opt_name, s, 0, ALL); }
+
+/* plain decimal number min..max */
+static u64 parse_num(const char *s, u64 min, u64 max)
+{
+	return unit(tcu_get_u64, opt_name, s, min, max);
+}
+
+static u64 parse_weight(const char *s) { return parse_num(s, 1, 65535); }
+
+/* a decimal gain 0..1000 in parts per 10^9 (N-AIMD's G_i, G_d) */
+static u64 parse_gain(const char *s)
+{
 	double v;
-	int i;
+	char *end;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		die(what, s);
-	if (!*end)
-		return (u64)(v * bare + 0.5);
-	for (i = 0; units[i]; i++)
-		if (!strcmp(end, units[i]))
-			return (u64)(v * mult[i] + 0.5);
-	return die(what, s);
+	if (errno || end == s || *end || !(*s >= '0' && *s <= '9') ||
+	    strpbrk(s, "xXnN") || v < 0 || v > 1000)
+		die(opt_name, s);
+	return (u64)(v * 1e9 + 0.5);
 }
 
-static u64 parse_rate(const char *s)
+static u32 parse_frac(const char *s)
 {
-	static const char *const u[] = { "bit", "kbit", "mbit", "gbit", NULL };
-	static const u64 m[] = { 1, 1000, 1000000, 1000000000 };
+	uint32_t v;
 
-	return parse_unit(s, "rate", u, m, 1);
-}
-
-static u64 parse_time(const char *s)
-{
-	static const char *const u[] = { "ns", "us", "ms", "s", NULL };
-	static const u64 m[] = { 1, 1000, 1000000, 1000000000 };
-
-	return parse_unit(s, "time", u, m, 1000000000);
-}
-
-static u64 parse_bytes(const char *s)
-{
-	static const char *const u[] = { "b", "kb", "mb", NULL };
-	static const u64 m[] = { 1, 1000, 1000000 };
-
-	return parse_unit(s, "size", u, m, 1);
-}
-
-static u32 parse_frac(const char *s, const char *what)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v > 0 && v < 1))
-		die(what, s);
-	return (u32)(v * QCN_AF_ONE + 0.5);
+	if (tcu_get_frac16(&v, s))
+		die(opt_name, s);
+	return v;
 }
 
 /* comma list into v[0..max), returns the count */
@@ -223,156 +275,392 @@ static int parse_list(const char *s, u64 *v, int max, u64 (*conv)(const char *))
 	return n;
 }
 
-static u64 parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
-		die("number", s);
-	return v;
-}
-
 struct flow {
 	struct qcn_rp rp;
-	struct qcn_af_class af;
+	struct qcn_naimd na;
 	u64 step_bytes, win_bytes;
 	u64 drops, cnms;	/* the totals are their sums */
+	int npath;
+	u8 path[MAX_PORTS];	/* port indexes, first hop first */
 };
+
+/* A port: a queue with tail drop served at 'rate', and its CP. */
+struct port {
+	u64 rate, ser;		/* bit/s; ns per frame */
+	struct qcn_cp cp;
+	u64 backlog;		/* bytes, the frame in service included */
+	u32 wait[MAX_FLOWS];	/* frames waiting, per flow */
+	u8 *ring;		/* FIFO: flows of the waiting frames, in order */
+	u32 ring_cap, head, nring;
+	int insvc;		/* flow of the frame in service, -1 when idle */
+	int rr;			/* DRR: the next flow to serve */
+	struct qcn_af_class af[MAX_FLOWS];
+	struct qcn_af_class *afv[MAX_FLOWS];
+	/* over the window: time integrals of Q, Q^2 and of Q == 0 */
+	double qint, q2int, empty_ns;
+	u64 qlast_t, qmin, qmax, win_bytes, cnms, drops;
+};
+
+static int nflows = 4, nports = 1;
+static struct flow fl[MAX_FLOWS];
+static struct port pt[MAX_PORTS];
+
+/* frames of flow f at port p, the one in service included */
+static u32 port_occ(const struct port *p, int f)
+{
+	return p->wait[f] + (p->insvc == f);
+}
+
+/*
+ * QCN-OS: the flow holding a uniformly drawn occupied byte (qcn_culprit.h,
+ * 1-byte units).  With equal frames, walking the flows' byte counts gives
+ * each flow the same probability as walking the frames in queue order:
+ * its share of the backlog (the paper's eq. 5).  -1 for an empty port.
+ */
+static int port_occupied(const struct port *p, u32 pkt, u32 rnd)
+{
+	u32 off = qcn_culprit_offset((u32)p->backlog, rnd);
+	int i;
+
+	for (i = 0; i < nflows && p->backlog; i++)
+		if (qcn_culprit_walk_step(&off, port_occ(p, i) * pkt))
+			return i;
+	return -1;
+}
+
+/*
+ * Path-congestion index of flow f for two-samples: the largest fill level
+ * (qcn_culprit_fill_level()) of the ports on its path, as sch_qcn's
+ * per-netns index holds the fullest qcn instance the flow crossed (here
+ * the current level rather than the last 100 ms's maximum).
+ */
+static u32 path_index(int f, u64 limit)
+{
+	u32 v, m = 0;
+	int k;
+
+	for (k = 0; k < fl[f].npath; k++) {
+		v = qcn_culprit_fill_level((u32)pt[fl[f].path[k]].backlog, (u32)limit);
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+/* the culprit of a sample at port p whose arrival is flow 'arr' */
+static int port_culprit(const struct port *p, int mode, int arr, u32 pkt, u64 limit)
+{
+	int a, b;
+
+	switch (mode) {
+	case SAMPLE_OCCUPANCY:
+		a = port_occupied(p, pkt, rnd32());
+		return a < 0 ? arr : a;
+	case SAMPLE_TWO:
+		a = port_occupied(p, pkt, rnd32());
+		b = port_occupied(p, pkt, rnd32());
+		if (a < 0 || b < 0)
+			return a >= 0 ? a : b >= 0 ? b : arr;
+		return qcn_culprit_two_samples(path_index(a, limit), path_index(b, limit)) ? b : a;
+	default:
+		return arr;
+	}
+}
+
+/* start serving the next frame: FIFO's head or DRR's next flow */
+static void port_next(struct port *p, int sched)
+{
+	int f = -1, k;
+
+	if (sched == SCHED_FIFO) {
+		f = p->ring[p->head];
+		p->head = (p->head + 1) % p->ring_cap;
+		p->nring--;
+	} else {
+		for (k = 0; k < nflows; k++) {
+			int i = (p->rr + k) % nflows;
+
+			if (p->wait[i]) {
+				f = i;
+				p->rr = (i + 1) % nflows;
+				break;
+			}
+		}
+	}
+	p->wait[f]--;
+	p->insvc = f;
+}
+
+/* window statistics: the queue held p->backlog since p->qlast_t */
+static void port_account(struct port *p, u64 now, u64 from)
+{
+	if (now > p->qlast_t && now > from) {
+		double dt = (double)(now - (p->qlast_t > from ? p->qlast_t : from));
+
+		p->qint += dt * p->backlog;
+		p->q2int += dt * (double)p->backlog * p->backlog;
+		if (!p->backlog)
+			p->empty_ns += dt;
+	}
+	p->qlast_t = now;
+	if (now >= from) {
+		p->qmin = p->backlog < p->qmin ? p->backlog : p->qmin;
+		p->qmax = p->backlog > p->qmax ? p->backlog : p->qmax;
+	}
+}
+
+/* "mean Q, sd S, min A, max B, empty E %, utilization U %" over the window */
+static void port_print(const struct port *p, u64 dur, u64 from)
+{
+	double wns = (double)(dur - from);
+	double m = p->qint / wns, var = p->q2int / wns - m * m;
+
+	printf("mean %.0f, sd %.0f, min %" PRIu64 ", max %" PRIu64
+	       ", empty %.2f %%, utilization %.2f %%", m, var > 0 ? sqrt(var) : 0.0,
+	       p->qmin == ~0ULL ? 0 : p->qmin, p->qmax, 100.0 * p->empty_ns / wns,
+	       100.0 * p->win_bytes * 8 / (p->rate * wns / 1e9));
+}
+
+/* "1+2" -> path of port indexes (from 0); returns the hop count */
+static int parse_path(const char *s, u8 *path)
+{
+	char buf[64], *tok, *save = NULL;
+	int n = 0, k;
+	u64 v;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		v = parse_num(tok, 1, MAX_PORTS);
+		for (k = 0; k < n; k++)
+			if (path[k] == v - 1)
+				die("path (a port twice)", s);
+		if (n == MAX_PORTS)
+			die("path (too long)", s);
+		path[n++] = (u8)(v - 1);
+	}
+	if (!n)
+		die(opt_name, s);
+	return n;
+}
 
 int main(int argc, char **argv)
 {
-	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_WEXP, O_INTERVAL, O_AF,
+	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_W, O_INTERVAL, O_AF,
 	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
-	       O_MINR, O_AIR, O_HAIR, O_BR, O_TR, O_GD, O_QCNT, O_NOJIT };
+	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
+	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
+	       O_PATHS, O_SCHED, O_SAMPLE };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
-		{ "src-rate", 1, NULL, 's' }, { "rtt", 1, NULL, 'r' },
-		{ "pkt", 1, NULL, 'p' }, { "time", 1, NULL, 't' },
-		{ "step", 1, NULL, 'i' }, { "from", 1, NULL, 'f' },
-		{ "start", 1, NULL, O_START }, { "seed", 1, NULL, O_SEED },
-		{ "qeq", 1, NULL, O_QEQ }, { "limit", 1, NULL, O_LIMIT },
-		{ "w-exp", 1, NULL, O_WEXP }, { "interval", 1, NULL, O_INTERVAL },
+		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
+		{ "time", 1, NULL, 't' }, { "step", 1, NULL, 'i' },
+		{ "from", 1, NULL, 'f' }, { "start", 1, NULL, O_START },
+		{ "seed", 1, NULL, O_SEED },
+		{ "limit", 1, NULL, O_LIMIT }, { "qeq", 1, NULL, O_QEQ },
+		{ "w", 1, NULL, O_W }, { "interval", 1, NULL, O_INTERVAL },
 		{ "af", 0, NULL, O_AF }, { "alpha", 1, NULL, O_ALPHA },
 		{ "beta", 1, NULL, O_BETA }, { "ts", 1, NULL, O_TS },
 		{ "active", 1, NULL, O_ACTIVE }, { "weights", 1, NULL, O_WEIGHTS },
 		{ "caps", 1, NULL, O_CAPS }, { "caps-at", 1, NULL, O_CAPSAT },
-		{ "min-rate", 1, NULL, O_MINR }, { "ai-rate", 1, NULL, O_AIR },
-		{ "hai-rate", 1, NULL, O_HAIR }, { "byte-reset", 1, NULL, O_BR },
-		{ "time-reset", 1, NULL, O_TR }, { "gd-shift", 1, NULL, O_GD },
-		{ "qcn-t", 1, NULL, O_QCNT }, { "no-jitter", 0, NULL, O_NOJIT },
+		{ "maxrate", 1, NULL, 's' }, { "gd", 1, NULL, O_GD },
+		{ "ai-rate", 1, NULL, O_AIR }, { "hai-rate", 1, NULL, O_HAIR },
+		{ "byte-reset", 1, NULL, O_BR }, { "time-reset", 1, NULL, O_TR },
+		{ "threshold", 1, NULL, O_THR }, { "min-rate", 1, NULL, O_MINR },
+		{ "min-dec", 1, NULL, O_MINDEC }, { "mode", 1, NULL, O_MODE },
+		{ "qcnt-period", 1, NULL, O_QCNT }, { "jitter", 1, NULL, O_JIT },
+		{ "no-jitter", 0, NULL, O_NOJIT },
+		{ "aimd-gi", 1, NULL, O_GI }, { "aimd-ru", 1, NULL, O_RU },
+		{ "aimd-gd", 1, NULL, O_AGD }, { "fb-unit", 1, NULL, O_FBU },
+		{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
+		{ "paths", 1, NULL, O_PATHS }, { "sched", 1, NULL, O_SCHED },
+		{ "sample", 1, NULL, O_SAMPLE },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
-	u64 link = 10000000000ULL, src_rate = 0, rtt = 50000, pkt = 1000;
+	u64 links[MAX_PORTS] = { 10000000000ULL }, src_rate = 0, rtt = 50000, pkt = 1000;
 	u64 dur = 6000000000ULL, step = 10000000, from = ~0ULL, caps_at = 0;
 	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
 	u64 limit = 150000, seed = 1;
-	int nflows = 4, nweights = 0, ncaps = 0, nstarts = 0, c, i;
-	bool af_on = false, jitter = true, qcnt = false;
-	u64 minr = 0, air = 0, hair = 0, br = 0, tr = 0, gd = ~0ULL, qcnt_t = 0;
+	int nweights = 0, ncaps = 0, nstarts = 0, npaths = 0, c, i, li, k;
+	int sched = SCHED_FIFO, sample = SAMPLE_ARRIVAL;
+	char *paths = NULL;
+	bool af_on = false, min_rate_set = false, naimd = false, ap = false;
+	u64 fb_unit = 0, ap_pkts = 0, period = QCN_AP_DEF_PERIOD;
+	struct qcn_naimd_params nap;
 	struct qcn_cp_params cpp;
 	struct qcn_af_params afp;
 	struct qcn_rp_params rpp;
-	struct qcn_af_class *afv[MAX_FLOWS];
-	static struct flow fl[MAX_FLOWS];
 	struct heap h = { 0 };
-	struct qcn_cp cp;
-	u64 backlog = 0, busy_until = 0, qsum = 0, qn = 0, drops = 0, cnms = 0;
-	u64 ser_link, ser_src;	/* ns to serialize one frame */
+	u64 qsum = 0, qn = 0, drops = 0, cnms = 0;
+	u64 ser_src;	/* ns to serialize one frame at the source */
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
+	/* the RP's max rate is set after the options (default: the link) */
+	qcn_rp_params_default(&rpp, 0);
+	qcn_naimd_params_default(&nap, 0);
 	while ((c = getopt_long(argc, argv, "n:l:s:r:p:t:i:f:h", opts, NULL)) != -1) {
+		static char name[32];
+
+		/* the option's long name, for messages */
+		for (li = 0; opts[li].name && opts[li].val != c; li++)
+			;
+		snprintf(name, sizeof(name), "--%s", opts[li].name ? opts[li].name : "?");
+		opt_name = name;
 		switch (c) {
-		case 'n': nflows = (int)parse_u64(optarg);
-			if (nflows < 1 || nflows > MAX_FLOWS)
-				die("--flows", optarg);
-			break;
-		case 'l': link = parse_rate(optarg); break;
-		case 's': src_rate = parse_rate(optarg); break;
+		case 'n': nflows = (int)parse_num(optarg, 1, MAX_FLOWS); break;
+		case 'l': nports = parse_list(optarg, links, MAX_PORTS, parse_rate); break;
 		case 'r': rtt = parse_time(optarg); break;
-		case 'p': pkt = parse_bytes(optarg);
-			if (pkt < 64 || pkt > 65535)
-				die("--pkt", optarg);
-			break;
+		case 'p': pkt = unit(tcu_get_size, name, optarg, 64, 65535); break;
 		case 't': dur = parse_time(optarg); break;
 		case 'i': step = parse_time(optarg); break;
 		case 'f': from = parse_time(optarg); break;
 		case O_START: nstarts = parse_list(optarg, starts, MAX_FLOWS, parse_time); break;
-		case O_SEED: seed = parse_u64(optarg); break;
-		case O_QEQ: cpp.qeq = (u32)parse_bytes(optarg); break;
+		case O_SEED: seed = parse_num(optarg, 0, ALL); break;
 		case O_LIMIT: limit = parse_bytes(optarg); break;
-		case O_WEXP: cpp.w_exp = atoi(optarg); break;
-		case O_INTERVAL: cpp.interval = (u32)parse_bytes(optarg); break;
+		case O_QEQ: cpp.qeq = (u32)unit(tcu_get_size, name, optarg, 1, 0x7fffffff); break;
+		case O_W:
+			if (tcu_get_pow2(&cpp.w_exp, optarg, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX))
+				die(name, optarg);
+			break;
+		case O_INTERVAL:
+			cpp.interval = (u32)unit(tcu_get_size, name, optarg,
+						 QCN_CP_MIN_INTERVAL, 0x7fffffff);
+			break;
 		case O_AF: af_on = true; break;
-		case O_ALPHA: afp.alpha = parse_frac(optarg, "--alpha"); break;
-		case O_BETA: afp.beta = parse_frac(optarg, "--beta"); break;
-		case O_TS: afp.ts_ns = parse_time(optarg); break;
-		case O_ACTIVE: afp.active_thresh = (u32)parse_bytes(optarg); break;
-		case O_WEIGHTS: nweights = parse_list(optarg, weights, MAX_FLOWS, parse_u64); break;
+		case O_ALPHA: afp.alpha = parse_frac(optarg); break;
+		case O_BETA: afp.beta = parse_frac(optarg); break;
+		case O_TS: afp.ts_ns = unit(tcu_get_time, name, optarg, 1000, 1000000000); break;
+		case O_ACTIVE: afp.active_thresh = (u32)unit(tcu_get_size, name, optarg, 0, 0x7fffffff); break;
+		case O_WEIGHTS: nweights = parse_list(optarg, weights, MAX_FLOWS, parse_weight); break;
 		case O_CAPS: ncaps = parse_list(optarg, caps, MAX_FLOWS, parse_rate); break;
 		case O_CAPSAT: caps_at = parse_time(optarg); break;
-		case O_MINR: minr = parse_rate(optarg); break;
-		case O_AIR: air = parse_rate(optarg); break;
-		case O_HAIR: hair = parse_rate(optarg); break;
-		case O_BR: br = parse_bytes(optarg); break;
-		case O_TR: tr = parse_time(optarg); break;
-		case O_GD: gd = parse_u64(optarg); break;
-		case O_QCNT: qcnt = true; qcnt_t = parse_time(optarg); break;
-		case O_NOJIT: jitter = false; break;
+		case 's': src_rate = parse_rate(optarg); break;
+		case O_GD: rpp.gd_shift = (u32)parse_num(optarg, 0, QCN_RP_MAX_GD_SHIFT); break;
+		case O_AIR: rpp.ai_rate = parse_rate(optarg); break;
+		case O_HAIR: rpp.hai_rate = parse_rate(optarg); break;
+		case O_BR: rpp.byte_reset = (u32)unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
+		case O_TR: rpp.time_reset_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
+		case O_THR: rpp.threshold = (u32)parse_num(optarg, 1, 1000); break;
+		case O_MINR: rpp.min_rate = parse_rate(optarg); min_rate_set = true; break;
+		case O_MINDEC: rpp.min_dec_pct = (u32)parse_num(optarg, 0, 100); break;
+		case O_MODE:
+			if (!strcmp(optarg, "qcn"))
+				rpp.mode = QCN_RP_MODE_QCN;
+			else if (!strcmp(optarg, "qcn-t"))
+				rpp.mode = QCN_RP_MODE_QCNT;
+			else if (!strcmp(optarg, "n-aimd"))
+				naimd = true, ap = false;
+			else if (!strcmp(optarg, "ap-n-aimd"))
+				naimd = true, ap = true;
+			else
+				die(name, optarg);
+			break;
+		case O_QCNT: rpp.qcnt_period_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
+		case O_JIT:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die(name, optarg);
+			rpp.jitter = !strcmp(optarg, "on");
+			break;
+		case O_NOJIT: rpp.jitter = false; break;
+		case O_GI: nap.gi = parse_gain(optarg); break;
+		case O_RU: nap.ru = unit(tcu_get_rate, name, optarg, 0, 10000000000000ULL); break;
+		case O_AGD: nap.gd = parse_gain(optarg); break;
+		case O_FBU: fb_unit = unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
+		case O_SPER: period = parse_num(optarg, 1, 1000000); break;
+		case O_APP: ap_pkts = parse_num(optarg, 1, 1000000); break;
+		case O_PATHS: paths = optarg; break;
+		case O_SCHED:
+			if (!strcmp(optarg, "fifo"))
+				sched = SCHED_FIFO;
+			else if (!strcmp(optarg, "drr"))
+				sched = SCHED_DRR;
+			else
+				die(name, optarg);
+			break;
+		case O_SAMPLE:
+			if (!strcmp(optarg, "arrival"))
+				sample = SAMPLE_ARRIVAL;
+			else if (!strcmp(optarg, "occupancy"))
+				sample = SAMPLE_OCCUPANCY;
+			else if (!strcmp(optarg, "two-samples"))
+				sample = SAMPLE_TWO;
+			else
+				die(name, optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		die("argument", argv[optind]);
+	for (i = 0; i < nflows; i++) {
+		fl[i].npath = 1;
+		fl[i].path[0] = 0;
+	}
+	if (paths) {
+		char buf[1024], *tok, *save = NULL;
+
+		opt_name = "--paths";
+		snprintf(buf, sizeof(buf), "%s", paths);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (npaths == nflows)
+				die("--paths (more paths than flows)", paths);
+			fl[npaths].npath = parse_path(tok, fl[npaths].path);
+			for (k = 0; k < fl[npaths].npath; k++)
+				if (fl[npaths].path[k] >= nports)
+					die("--paths (a port beyond --link's list)", paths);
+			npaths++;
+		}
+	}
 	if (!src_rate)
-		src_rate = link;
+		src_rate = links[0];
 	if (from == ~0ULL)
 		from = dur / 2;
-	qcn_rp_params_default(&rpp, src_rate);
-	if (minr)
-		rpp.min_rate = minr;
-	if (air)
-		rpp.ai_rate = air;
-	if (hair)
-		rpp.hai_rate = hair;
-	if (br)
-		rpp.byte_reset = (u32)br;
-	if (tr)
-		rpp.time_reset_ns = tr;
-	if (gd != ~0ULL)
-		rpp.gd_shift = (u32)gd;
-	if (qcnt) {
-		rpp.mode = QCN_RP_MODE_QCNT;
-		rpp.qcnt_period_ns = qcnt_t;
-	}
-	rpp.jitter = jitter;
-	if (rpp.min_rate > rpp.max_rate)
+	rpp.max_rate = src_rate;
+	/* the standard's 5 Mb/s floor, unless given, never above the line */
+	if (!min_rate_set && rpp.min_rate > rpp.max_rate)
 		rpp.min_rate = rpp.max_rate;
-	if (!link || !step || !dur || from >= dur || !qcn_rp_params_valid(&rpp) ||
+	nap.max_rate = src_rate;
+	nap.min_rate = rpp.min_rate;
+	nap.fb_unit = (u32)(fb_unit ? fb_unit : pkt);
+	nap.ap_pkts = ap ? (u32)(ap_pkts ? ap_pkts : qcn_max_u64(period / 2, 1)) : 0;
+	for (i = 0; i < nports; i++)
+		if (!links[i] || pkt * 8 * QCN_NSEC_PER_SEC / links[i] == 0)
+			die("--link (a port rate 0 or above 8 Tbit/s)", "");
+	if ((npaths && npaths != nflows) || !step || !dur || from >= dur || !qcn_rp_params_valid(&rpp) ||
 	    !qcn_cp_params_valid(&cpp) || !qcn_af_params_valid(&afp) ||
 	    (nweights && nweights != nflows) || (ncaps && ncaps != nflows) ||
-	    (nstarts && nstarts != nflows)) {
+	    (nstarts && nstarts != nflows) || !qcn_naimd_params_valid(&nap) ||
+	    (naimd && af_on)) {
 		fprintf(stderr, "qcn-sim: inconsistent parameters (see --help)\n");
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < nweights; i++)
-		if (!weights[i] || weights[i] > 65535)
-			die("weight", "0 or > 65535");
 
 	rng_state = (u32)(seed * 2654435761U) | 1;
-	qcn_cp_init(&cp, &cpp, rnd32());
+	for (k = 0; k < nports; k++) {
+		struct port *p = &pt[k];
+
+		qcn_cp_init(&p->cp, &cpp, rnd32());
+		p->rate = links[k];
+		p->ser = pkt * 8 * QCN_NSEC_PER_SEC / links[k];
+		p->insvc = -1;
+		p->qmin = ~0ULL;
+		p->ring_cap = (u32)(limit / pkt) + 2;
+		p->ring = calloc(p->ring_cap, 1);
+		if (!p->ring) {
+			perror("qcn-sim");
+			return 1;
+		}
+		for (i = 0; i < nflows; i++) {
+			p->af[i].weight = nweights ? (u32)weights[i] : 1;
+			p->afv[i] = &p->af[i];
+		}
+	}
 	for (i = 0; i < nflows; i++) {
 		qcn_rp_init(&fl[i].rp, &rpp);
-		fl[i].af.weight = nweights ? (u32)weights[i] : 1;
-		afv[i] = &fl[i].af;
+		qcn_naimd_init(&fl[i].na, &nap);
 		heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
 	}
 	heap_push(&h, step, EV_STEP, 0, 0);
-	ser_link = pkt * 8 * 1000000000ULL / link;
 	ser_src = pkt * 8 * 1000000000ULL / src_rate;
 	if (af_on)
 		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
@@ -381,27 +669,66 @@ int main(int argc, char **argv)
 
 	printf("# qcn-sim: %d flows, link %" PRIu64 " bit/s, src %" PRIu64
 	       " bit/s, rtt %" PRIu64 " ns, pkt %" PRIu64 ", af %s\n",
-	       nflows, link, src_rate, rtt, pkt, af_on ? "on" : "off");
+	       nflows, links[0], src_rate, rtt, pkt, af_on ? "on" : "off");
+	if (nports > 1 || paths || sched != SCHED_FIFO || sample != SAMPLE_ARRIVAL) {
+		printf("# ports:");
+		for (k = 0; k < nports; k++)
+			printf(" %" PRIu64, links[k]);
+		printf(" bit/s; sched %s, sample %s; paths", sched == SCHED_DRR ? "drr" : "fifo",
+		       sample == SAMPLE_TWO ? "two-samples" :
+		       sample == SAMPLE_OCCUPANCY ? "occupancy" : "arrival");
+		for (i = 0; i < nflows; i++)
+			for (k = 0; k < fl[i].npath; k++)
+				printf("%s%d", k ? "+" : " ", fl[i].path[k] + 1);
+		printf("\n");
+	}
+	printf("# cp: limit %" PRIu64 " qeq %u w_exp %d interval %u; af: alpha %u"
+	       " beta %u (/65536) ts %" PRIu64 " ns active %u\n",
+	       limit, cpp.qeq, cpp.w_exp, cpp.interval, afp.alpha, afp.beta,
+	       afp.ts_ns, afp.active_thresh);
+	printf("# rp: maxrate %" PRIu64 " min_rate %" PRIu64 " ai_rate %" PRIu64
+	       " hai_rate %" PRIu64 " (bit/s) byte_reset %u time_reset %" PRIu64
+	       " ns threshold %u gd %u min_dec %u mode %s qcnt_period %" PRIu64
+	       " ns jitter %s\n", rpp.max_rate, rpp.min_rate, rpp.ai_rate,
+	       rpp.hai_rate, rpp.byte_reset, rpp.time_reset_ns, rpp.threshold,
+	       rpp.gd_shift, rpp.min_dec_pct,
+	       rpp.mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp.qcnt_period_ns,
+	       rpp.jitter ? "on" : "off");
+	if (naimd)
+		printf("# n-aimd: ap %s ap_pkts %u gi %" PRIu64 " ru %" PRIu64
+		       " gd %" PRIu64 " (gains /1e9) fb_unit %u sample_period %"
+		       PRIu64 "\n", ap ? "on" : "off", nap.ap_pkts, nap.gi,
+		       nap.ru, nap.gd, nap.fb_unit, period);
 	printf("# t_ms queue_bytes");
 	for (i = 0; i < nflows; i++)
 		printf(" rate_%d_mbps", i + 1);
+	for (k = 1; k < nports; k++)
+		printf(" queue_%d_bytes", k + 1);
 	printf("\n");
 
 	while (h.n) {
 		struct event e = heap_pop(&h);
 		struct flow *f = &fl[e.flow];
-		struct qcn_cp_sample s;
+		struct qcn_cp_sample smp;
+		struct port *p;
 		u64 gap, n;
+		int cul;
 		u8 qfb;
 
 		if (e.t > dur)
 			break;
 		switch (e.type) {
 		case EV_SEND:
+			heap_push_ev(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0, 0, 0);
+			if (naimd) {
+				qcn_naimd_tx(&f->na, &nap);
+				gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
+				heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
+				break;
+			}
 			/* timer expiries due by now, then one frame at CR */
 			while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
 				;
-			heap_push(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0);
 			/* byte counter; bytes 0 until every expiry is taken */
 			for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE; n = 0)
 				;
@@ -409,54 +736,104 @@ int main(int argc, char **argv)
 			heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
 			break;
 		case EV_ARRIVE:
-			if (backlog + pkt > limit) {
+			p = &pt[f->path[e.hop]];
+			port_account(p, e.t, from);
+			if (p->backlog + pkt > limit) {
 				f->drops++;
+				p->drops++;
 			} else {
-				backlog += pkt;
-				if (busy_until < e.t)
-					busy_until = e.t;
-				busy_until += ser_link;
-				heap_push(&h, busy_until, EV_DEPART, e.flow, 0);
+				p->backlog += pkt;
+				p->wait[e.flow]++;
+				if (sched == SCHED_FIFO) {
+					p->ring[(p->head + p->nring) % p->ring_cap] = e.flow;
+					p->nring++;
+				}
+				if (p->insvc < 0) {
+					port_next(p, sched);
+					heap_push_ev(&h, e.t + p->ser, EV_DEPART, 0, 0,
+						     (u8)(p - pt), 0);
+				}
 			}
 			if (af_on)
-				qcn_af_account(&f->af, (u32)pkt);
-			if (!qcn_cp_arrival(&cp, &cpp, (u32)pkt, (u32)backlog, rnd32(), &s))
+				qcn_af_account(&p->af[e.flow], (u32)pkt);
+			if (naimd) {
+				s64 fb;
+
+				if (qcn_naimd_cp_arrival(&p->cp, &cpp, (u32)period, (u32)p->backlog,
+							 rnd32(), &fb)) {
+					cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
+					heap_push_ev(&h, e.t + rtt / 2, EV_CNM, (u8)cul, 0, 0, fb);
+					fl[cul].cnms++;
+					p->cnms++;
+				}
 				break;
+			}
+			if (!qcn_cp_arrival(&p->cp, &cpp, (u32)pkt, (u32)p->backlog, rnd32(), &smp))
+				break;
+			cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
 			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
-			 * (s.qfb is 0 unless the sample is congested) */
-			qfb = af_on ? qcn_af_combine(s.qfb, f->af.fb_af, afp.alpha) : s.qfb;
+			 * (smp.qfb is 0 unless the sample is congested) */
+			qfb = af_on ? qcn_af_combine(smp.qfb, p->af[cul].fb_af, afp.alpha) : smp.qfb;
 			if (!qfb)
 				break;
-			heap_push(&h, e.t + rtt / 2, EV_CNM, e.flow, qfb);
-			f->cnms++;
+			heap_push(&h, e.t + rtt / 2, EV_CNM, (u8)cul, qfb);
+			fl[cul].cnms++;
+			p->cnms++;
 			break;
-		case EV_DEPART:
-			backlog -= pkt;
-			f->step_bytes += pkt;
+		case EV_DEPART: {
+			int c2, hop;
+
+			p = &pt[e.hop];
+			port_account(p, e.t, from);
+			c2 = p->insvc;
+			p->backlog -= pkt;
+			p->insvc = -1;
 			if (e.t >= from)
-				f->win_bytes += pkt;
+				p->win_bytes += pkt;
+			for (hop = 0; fl[c2].path[hop] != e.hop; hop++)
+				;
+			if (hop + 1 < fl[c2].npath) {
+				heap_push_ev(&h, e.t, EV_ARRIVE, (u8)c2, 0, (u8)(hop + 1), 0);
+			} else {
+				fl[c2].step_bytes += pkt;
+				if (e.t >= from)
+					fl[c2].win_bytes += pkt;
+			}
+			if (p->backlog) {
+				port_next(p, sched);
+				heap_push_ev(&h, e.t + p->ser, EV_DEPART, 0, 0, e.hop, 0);
+			}
 			break;
+		}
 		case EV_CNM:
+			if (naimd) {
+				qcn_naimd_feedback(&f->na, &nap, e.fb);
+				break;
+			}
 			qcn_rp_cnm(&f->rp, &rpp, e.qfb, e.t, rnd32());
 			break;
 		case EV_AF:
-			qcn_af_update(afv, (u32)nflows, &afp);
+			for (k = 0; k < nports; k++)
+				qcn_af_update(pt[k].afv, (u32)nflows, &afp);
 			heap_push(&h, e.t + afp.ts_ns, EV_AF, 0, 0);
 			break;
 		case EV_CAPS:
-			for (i = 0; i < nflows; i++)
-				fl[i].af.max_bytes_ts = caps[i] ?
-					qcn_af_rate_to_ts(caps[i] / 8, afp.ts_ns) : 0;
+			for (k = 0; k < nports; k++)
+				for (i = 0; i < nflows; i++)
+					pt[k].af[i].max_bytes_ts = caps[i] ?
+						qcn_af_rate_to_ts(caps[i] / 8, afp.ts_ns) : 0;
 			break;
 		case EV_STEP:
-			printf("%.1f %" PRIu64, e.t / 1e6, backlog);
+			printf("%.1f %" PRIu64, e.t / 1e6, pt[0].backlog);
 			for (i = 0; i < nflows; i++) {
 				printf(" %.2f", fl[i].step_bytes * 8e3 / step);
 				fl[i].step_bytes = 0;
 			}
+			for (k = 1; k < nports; k++)
+				printf(" %" PRIu64, pt[k].backlog);
 			printf("\n");
 			if (e.t >= from) {
-				qsum += backlog;
+				qsum += pt[0].backlog;
 				qn++;
 			}
 			heap_push(&h, e.t + step, EV_STEP, 0, 0);
@@ -474,14 +851,26 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < nflows; i++)
 			printf("# flow %d: W %u, %.2f mbps, %.1f %%, cnms %" PRIu64
-			       ", drops %" PRIu64 "\n", i + 1, fl[i].af.weight,
+			       ", drops %" PRIu64 "\n", i + 1, pt[0].af[i].weight,
 			       fl[i].win_bytes * 8 / win / 1e6,
 			       tot ? 100.0 * fl[i].win_bytes / tot : 0.0,
 			       fl[i].cnms, fl[i].drops);
 		printf("# total: %.2f mbps, mean queue %" PRIu64 " bytes, drops %"
 		       PRIu64 ", cnms %" PRIu64 "\n", tot * 8 / win / 1e6,
 		       qn ? qsum / qn : 0, drops, cnms);
+		for (k = 0; k < nports; k++)
+			port_account(&pt[k], dur, from);	/* the last stretch */
+		printf("# queue: ");
+		port_print(&pt[0], dur, from);
+		printf("\n");
+		for (k = 0; nports > 1 && k < nports; k++) {
+			printf("# port %d: ", k + 1);
+			port_print(&pt[k], dur, from);
+			printf(", cnms %" PRIu64 ", drops %" PRIu64 "\n", pt[k].cnms, pt[k].drops);
+		}
 	}
+	for (k = 0; k < nports; k++)
+		free(pt[k].ring);
 	free(h.v);
 	return 0;
 }

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include <json-c/json.h>
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -27,6 +30,8 @@
 #include <netlink/route/link.h>
 
 #include <uapi/linux/qcn.h>
+#include "qcn_flow.h"
+#include "tc_units.h"
 
 #define MAX_DEVS	16
 #define MAX_PREV	4096
@@ -40,10 +45,11 @@ static const char *usage_text =
 "\n"
 "Options:\n"
 "  -d, --dev DEV        device to poll (repeatable, up to 16)\n"
-"  -i, --interval T     polling interval: 10ms (default 100ms), 1s, 500us\n"
+"  -i, --interval T     polling interval, >= 100us (default 100ms)\n"
 "  -c, --count N        stop after N polls\n"
 "  -t, --duration T     stop after T (e.g. 30s)\n"
-"      --csv            CSV with a header line (default)\n"
+"      --csv            CSV with a header line (default); fields with a\n"
+"                       comma or a double quote are quoted (RFC 4180)\n"
 "      --json           one JSON object per line\n"
 "  -o, --output FILE    write to FILE instead of stdout\n"
 "  -n, --netns NAME     poll inside network namespace NAME (/run/netns/NAME)\n"
@@ -51,8 +57,10 @@ static const char *usage_text =
 "  -m, --monotonic      t_ms is CLOCK_MONOTONIC itself, not since the start\n"
 "                       (to line up with cnm_send's or udp_sink's stamps)\n"
 "  -h, --help           this text\n"
+"Times are tc's: 10ms, 500us, 1s, 2.5s (a bare number is in us).\n"
 "\n"
-"Columns (CSV; JSON lines use the same keys, omitting empty ones):\n"
+"Columns (CSV, in this order; JSON lines use the same keys, omitting\n"
+"empty ones; pick CSV columns by their header name):\n"
 "  t_ms        ms since qcnstat started (CLOCK_MONOTONIC; -m: absolute)\n"
 "  dev kind handle parent   the object (class lines: kind qcn-class or\n"
 "              qcn_rp-limiter)\n"
@@ -60,28 +68,39 @@ static const char *usage_text =
 "  rate_bps    bit/s from the bytes delta since the previous poll\n"
 "  qcn:        samples cnms last_qfb qold tail_drops\n"
 "  qcn_rp:     cnm_rx cnm_unmatched cnm_malformed limiters\n"
-"  limiter:    flow cr_bps tr_bps state cnm_rx\n"
+"  limiter:    flow cr_bps tr_bps state cnm_rx (flow as tc -s class shows it)\n"
 "  AF class:   weight rate_est_bps fair_bps fb_af cnm_sent\n";
 
-static const char *cols =
-	"t_ms,dev,kind,handle,parent,bytes,packets,drops,backlog,qlen,rate_bps,"
-	"samples,cnms,last_qfb,qold,tail_drops,cnm_rx,cnm_unmatched,cnm_malformed,"
-	"limiters,flow,cr_bps,tr_bps,state,weight,rate_est_bps,fair_bps,fb_af,cnm_sent";
+enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
+	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
+	F_CNMRX, F_UNM, F_MAL, F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT,
+	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_NUM };
 
-enum { F_SAMPLES = 11, F_CNMS, F_QFB, F_QOLD, F_TDROPS, F_CNMRX, F_UNM, F_MAL,
-	F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT, F_REST, F_FAIR, F_FBAF,
-	F_CNMSENT, F_NUM };
+/* the columns: name (CSV header, JSON key) and JSON type */
+enum col_type { C_NUM, C_DEC, C_STR };
+static const struct {
+	const char *key;
+	enum col_type type;
+} cols[F_NUM] = {
+	[F_T] = { "t_ms", C_DEC },	[F_DEV] = { "dev", C_STR },
+	[F_KIND] = { "kind", C_STR },	[F_HANDLE] = { "handle", C_STR },
+	[F_PARENT] = { "parent", C_STR }, [F_BYTES] = { "bytes", C_NUM },
+	[F_PACKETS] = { "packets", C_NUM }, [F_DROPS] = { "drops", C_NUM },
+	[F_BACKLOG] = { "backlog", C_NUM }, [F_QLEN] = { "qlen", C_NUM },
+	[F_RATE] = { "rate_bps", C_NUM }, [F_SAMPLES] = { "samples", C_NUM },
+	[F_CNMS] = { "cnms", C_NUM },	[F_QFB] = { "last_qfb", C_NUM },
+	[F_QOLD] = { "qold", C_NUM },	[F_TDROPS] = { "tail_drops", C_NUM },
+	[F_CNMRX] = { "cnm_rx", C_NUM }, [F_UNM] = { "cnm_unmatched", C_NUM },
+	[F_MAL] = { "cnm_malformed", C_NUM }, [F_LIMS] = { "limiters", C_NUM },
+	[F_FLOW] = { "flow", C_STR },	[F_CR] = { "cr_bps", C_NUM },
+	[F_TR] = { "tr_bps", C_NUM },	[F_STATE] = { "state", C_STR },
+	[F_WEIGHT] = { "weight", C_NUM }, [F_REST] = { "rate_est_bps", C_NUM },
+	[F_FAIR] = { "fair_bps", C_NUM }, [F_FBAF] = { "fb_af", C_NUM },
+	[F_CNMSENT] = { "cnm_sent", C_NUM },
+};
 
 struct row {
 	char v[F_NUM][128];
-};
-
-static const char *keys[F_NUM] = {
-	"t_ms", "dev", "kind", "handle", "parent", "bytes", "packets", "drops",
-	"backlog", "qlen", "rate_bps", "samples", "cnms", "last_qfb", "qold",
-	"tail_drops", "cnm_rx", "cnm_unmatched", "cnm_malformed", "limiters",
-	"flow", "cr_bps", "tr_bps", "state", "weight", "rate_est_bps", "fair_bps",
-	"fb_af", "cnm_sent",
 };
 
 static struct {
@@ -108,23 +127,6 @@ static double mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* "10ms", "1s", "500us", "2.5s" -> microseconds */
-static long long parse_time_us(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		return (long long)(v * 1e6);
-	if (!strcmp(end, "ms"))
-		return (long long)(v * 1e3);
-	if (!strcmp(end, "us"))
-		return (long long)v;
-	return -1;
 }
 
 static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
@@ -163,31 +165,64 @@ static void handle_str(char *buf, size_t len, __u32 h)
 		snprintf(buf, len, "%x:%x", TC_H_MAJ(h) >> 16, TC_H_MIN(h));
 }
 
-static void emit(struct row *r)
+/* one CSV field, quoted (RFC 4180) if it holds a comma, quote or newline */
+static void csv_field(const char *v)
 {
-	int i, first = 1;
-
-	if (!json) {
-		for (i = 0; i < F_NUM; i++)
-			fprintf(out, "%s%s", i ? "," : "", r->v[i]);
-		fputc('\n', out);
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, out);
 		return;
 	}
-	fputc('{', out);
-	for (i = 0; i < F_NUM; i++) {
+	fputc('"', out);
+	for (; *v; v++) {
+		if (*v == '"')
+			fputc('"', out);
+		fputc(*v, out);
+	}
+	fputc('"', out);
+}
+
+static int emit(struct row *r)
+{
+	struct json_object *o;
+	int i, err = 0;
+
+	if (!json) {
+		for (i = 0; i < F_NUM; i++) {
+			if (i)
+				fputc(',', out);
+			csv_field(r->v[i]);
+		}
+		fputc('\n', out);
+		return 0;
+	}
+	o = json_object_new_object();
+	for (i = 0; o && i < F_NUM && !err; i++) {
 		const char *v = r->v[i];
-		char *end;
+		struct json_object *x;
 
 		if (!*v)
 			continue;
-		strtod(v, &end);
-		if (*end || i == 1 || i == 2 || i == 3 || i == 4)
-			fprintf(out, "%s\"%s\":\"%s\"", first ? "" : ",", keys[i], v);
-		else
-			fprintf(out, "%s\"%s\":%s", first ? "" : ",", keys[i], v);
-		first = 0;
+		switch (cols[i].type) {
+		case C_NUM:
+			x = json_object_new_uint64(strtoull(v, NULL, 10));
+			break;
+		case C_DEC:	/* printed as formatted, e.g. 12.5 */
+			x = json_object_new_double_s(strtod(v, NULL), v);
+			break;
+		default:
+			x = json_object_new_string(v);
+			break;
+		}
+		err = !x || json_object_object_add(o, cols[i].key, x);
 	}
-	fputs("}\n", out);
+	if (!o || err) {
+		json_object_put(o);
+		return -1;
+	}
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
 }
 
 #define SETF(r, f, fmt, ...) snprintf((r)->v[f], sizeof((r)->v[f]), fmt, __VA_ARGS__)
@@ -197,22 +232,6 @@ static const char *state_name(__u32 s)
 	static const char * const n[] = { "fr", "ai", "hai", "released" };
 
 	return s < 4 ? n[s] : "?";
-}
-
-static void flow_str(char *buf, size_t len, const struct tc_qcn_rp_flow_key *k)
-{
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-
-	if (k->family == AF_INET || k->family == AF_INET6) {
-		inet_ntop(k->family, k->saddr, a, sizeof(a));
-		inet_ntop(k->family, k->daddr, b, sizeof(b));
-		snprintf(buf, len, "%s:%u>%s:%u/%u", a, ntohs(k->sport), b,
-			 ntohs(k->dport), k->proto);
-	} else {
-		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x/%u", k->dmac[0],
-			 k->dmac[1], k->dmac[2], k->dmac[3], k->dmac[4],
-			 k->dmac[5], k->prio);
-	}
 }
 
 static int on_msg(struct nl_msg *msg, void *arg)
@@ -240,12 +259,12 @@ static int on_msg(struct nl_msg *msg, void *arg)
 		return NL_OK;
 
 	memset(&r, 0, sizeof(r));
-	SETF(&r, 0, "%.1f", now_ms);
-	SETF(&r, 1, "%s", devs[dev].name);
-	SETF(&r, 2, "%s%s", kind, !cls ? "" : !strcmp(kind, "qcn") ? "-class" :
+	SETF(&r, F_T, "%.1f", now_ms);
+	SETF(&r, F_DEV, "%s", devs[dev].name);
+	SETF(&r, F_KIND, "%s%s", kind, !cls ? "" : !strcmp(kind, "qcn") ? "-class" :
 	     !strcmp(kind, "qcn_rp") ? "-limiter" : "-class");
-	handle_str(r.v[3], sizeof(r.v[3]), tcm->tcm_handle);
-	handle_str(r.v[4], sizeof(r.v[4]), tcm->tcm_parent);
+	handle_str(r.v[F_HANDLE], sizeof(r.v[F_HANDLE]), tcm->tcm_handle);
+	handle_str(r.v[F_PARENT], sizeof(r.v[F_PARENT]), tcm->tcm_parent);
 
 	if (tb[TCA_STATS2] &&
 	    nla_parse_nested(st, TCA_STATS_MAX, tb[TCA_STATS2], NULL) >= 0) {
@@ -255,34 +274,38 @@ static int on_msg(struct nl_msg *msg, void *arg)
 
 			memcpy(&b, nla_data(st[TCA_STATS_BASIC]), sizeof(b));
 			bytes = b.bytes;
-			SETF(&r, 5, "%llu", (unsigned long long)b.bytes);
-			SETF(&r, 6, "%u", b.packets);
+			SETF(&r, F_BYTES, "%llu", (unsigned long long)b.bytes);
+			SETF(&r, F_PACKETS, "%u", b.packets);
 		}
 		if (st[TCA_STATS_QUEUE] &&
 		    nla_len(st[TCA_STATS_QUEUE]) >= (int)sizeof(struct gnet_stats_queue)) {
 			struct gnet_stats_queue q;
 
 			memcpy(&q, nla_data(st[TCA_STATS_QUEUE]), sizeof(q));
-			SETF(&r, 7, "%u", q.drops);
-			SETF(&r, 8, "%u", q.backlog);
-			SETF(&r, 9, "%u", q.qlen);
+			SETF(&r, F_DROPS, "%u", q.drops);
+			SETF(&r, F_BACKLOG, "%u", q.backlog);
+			SETF(&r, F_QLEN, "%u", q.qlen);
 		}
-		if (r.v[5][0]) {
+		if (r.v[F_BYTES][0]) {
 			double rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle, cls, bytes);
 
 			if (rate >= 0)
-				SETF(&r, 10, "%.0f", rate);
+				SETF(&r, F_RATE, "%.0f", rate);
 		}
 		if (st[TCA_STATS_APP]) {
 			void *x = nla_data(st[TCA_STATS_APP]);
 			int len = nla_len(st[TCA_STATS_APP]);
 
+			/* older modules send a shorter struct (no gso_split, no
+			 * memory counters): the fields shown here are all there
+			 */
 			if (!strcmp(kind, "qcn") && !cls &&
-			    len >= (int)sizeof(struct tc_qcn_xstats)) {
+			    len >= (int)offsetof(struct tc_qcn_xstats, gso_split)) {
 				struct tc_qcn_xstats s;
 				__u64 c = 0;
 
-				memcpy(&s, x, sizeof(s));
+				memset(&s, 0, sizeof(s));
+				memcpy(&s, x, len < (int)sizeof(s) ? (size_t)len : sizeof(s));
 				for (i = 0; i < __TC_QCN_SAMPLE_MAX; i++)
 					c += s.cnm_sent[i];
 				SETF(&r, F_SAMPLES, "%llu", (unsigned long long)s.samples);
@@ -314,23 +337,27 @@ static int on_msg(struct nl_msg *msg, void *arg)
 				struct tc_qcn_rp_class_xstats s;
 
 				memcpy(&s, x, sizeof(s));
-				flow_str(r.v[F_FLOW], sizeof(r.v[F_FLOW]), &s.key);
+				qcn_flow_str(r.v[F_FLOW], sizeof(r.v[F_FLOW]), &s.key);
 				SETF(&r, F_CR, "%llu", (unsigned long long)s.cr * 8);
 				SETF(&r, F_TR, "%llu", (unsigned long long)s.tr * 8);
 				SETF(&r, F_STATE, "%s", state_name(s.state));
 				SETF(&r, F_CNMRX, "%llu", (unsigned long long)s.cnm_rx);
-				if (!r.v[5][0]) {
-					bytes = s.bytes_sent;
-					SETF(&r, 5, "%llu", (unsigned long long)bytes);
-					double rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle, cls, bytes);
+				if (!r.v[F_BYTES][0]) {
+					double rate;
 
+					bytes = s.bytes_sent;
+					SETF(&r, F_BYTES, "%llu", (unsigned long long)bytes);
+					rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle, cls, bytes);
 					if (rate >= 0)
-						SETF(&r, 10, "%.0f", rate);
+						SETF(&r, F_RATE, "%.0f", rate);
 				}
 			}
 		}
 	}
-	emit(&r);
+	if (emit(&r)) {
+		fprintf(stderr, "qcnstat: out of memory\n");
+		exit(1);
+	}
 	return NL_OK;
 }
 
@@ -363,6 +390,7 @@ int main(int argc, char **argv)
 	};
 	const char *names[MAX_DEVS], *netns = NULL, *outfile = NULL;
 	long long interval_us = 100000, duration_us = -1;
+	uint64_t ns;
 	long count = -1, polls = 0;
 	struct nl_cache *links;
 	struct nl_sock *sk;
@@ -379,25 +407,28 @@ int main(int argc, char **argv)
 			names[ndevs++] = optarg;
 			break;
 		case 'i':
-			interval_us = parse_time_us(optarg);
-			if (interval_us < 100) {
-				fprintf(stderr, "qcnstat: bad interval \"%s\" (>= 100us)\n", optarg);
+			if (tcu_get_time(&ns, optarg) || ns < 100000 ||
+			    ns > 86400000000000ULL) {
+				fprintf(stderr, "qcnstat: bad interval \"%s\" (100us .. 1 day, e.g. 10ms)\n",
+					optarg);
 				return 2;
 			}
+			interval_us = (long long)(ns / 1000);
 			break;
 		case 'c':
-			count = strtol(optarg, NULL, 10);
-			if (count <= 0) {
+			if (tcu_get_u64(&ns, optarg) || !ns || ns > LONG_MAX) {
 				fprintf(stderr, "qcnstat: bad count \"%s\"\n", optarg);
 				return 2;
 			}
+			count = (long)ns;
 			break;
 		case 't':
-			duration_us = parse_time_us(optarg);
-			if (duration_us <= 0) {
-				fprintf(stderr, "qcnstat: bad duration \"%s\"\n", optarg);
+			if (tcu_get_time(&ns, optarg) || ns < 1000 ||
+			    ns > 100 * 365 * 86400000000000ULL) {
+				fprintf(stderr, "qcnstat: bad duration \"%s\" (e.g. 30s)\n", optarg);
 				return 2;
 			}
+			duration_us = (long long)(ns / 1000);
 			break;
 		case 'o': outfile = optarg; break;
 		case 'n': netns = optarg; break;
@@ -456,7 +487,8 @@ int main(int argc, char **argv)
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_msg, NULL);
 
 	if (!json)
-		fprintf(out, "%s\n", cols);
+		for (i = 0; i < F_NUM; i++)
+			fprintf(out, "%s%s", cols[i].key, i + 1 < F_NUM ? "," : "\n");
 	start = mono_ms();
 	next = start;
 	for (;;) {

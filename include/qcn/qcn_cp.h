@@ -170,13 +170,9 @@ static inline void qcn_cp_init(struct qcn_cp *cp, const struct qcn_cp_params *p,
 	cp->countdown = qcn_cp_interval(0, p->interval, rnd);
 }
 
-/*
- * Take a sample now (keep-alive timer); same effects as a sampling arrival:
- * eq. (1) with Qold of the previous sample, quantization, Qold <- Q and the
- * countdown reloads from qcn_cp_interval(qFb, base, rnd).
- */
-static inline void qcn_cp_sample_now(struct qcn_cp *cp, const struct qcn_cp_params *p,
-				     u32 q, u32 rnd, struct qcn_cp_sample *s)
+/* eq. (1) at queue size q, quantization, Qold <- Q; returns qFb. */
+static inline u8 qcn_cp__sample(struct qcn_cp *cp, const struct qcn_cp_params *p,
+				u32 q, struct qcn_cp_sample *s)
 {
 	s64 fb = qcn_cp_fb(q, cp->qold, p->qeq, p->w_exp);
 	u8 qfb = qcn_cp_quantize(fb, p->qeq, p->w_exp);
@@ -189,6 +185,19 @@ static inline void qcn_cp_sample_now(struct qcn_cp *cp, const struct qcn_cp_para
 	cp->qold = q;
 	cp->last_fb = fb;
 	cp->last_qfb = qfb;
+	return qfb;
+}
+
+/*
+ * Take a sample now (keep-alive timer): eq. (1) with Qold of the previous
+ * sample, quantization, Qold <- Q; no frame completed an interval, so the
+ * countdown restarts with a full qcn_cp_interval(qFb, base, rnd).
+ */
+static inline void qcn_cp_sample_now(struct qcn_cp *cp, const struct qcn_cp_params *p,
+				     u32 q, u32 rnd, struct qcn_cp_sample *s)
+{
+	u8 qfb = qcn_cp__sample(cp, p, q, s);
+
 	cp->countdown = qcn_cp_interval(qfb, p->interval, rnd);
 }
 
@@ -196,16 +205,33 @@ static inline void qcn_cp_sample_now(struct qcn_cp *cp, const struct qcn_cp_para
  * Account one arrival of len bytes, q = queue size in bytes after the
  * enqueue.  Returns true when this arrival is a sampling instant (the
  * countdown reached <= 0: the arrival that completes the interval is the
- * sampled one); then *s is filled, cp->qold = q and the countdown reloads
- * from qcn_cp_interval() (a fresh interval, the overshoot is not carried).
+ * sampled one); then *s is filled and cp->qold = q.
+ *
+ * The countdown is exact: the bytes of the sampled frame past the end of
+ * the interval (the overshoot) count toward the next interval, which is
+ * drawn from qcn_cp_interval(qFb, base, rnd).  A frame is sampled at most
+ * once: when it also covers the end of the next interval(s) (frames larger
+ * than a congested interval, e.g. 9000-byte jumbo frames against 1048
+ * bytes), those ends fall inside this frame, and the countdown keeps the
+ * phase: it continues with the part of the current interval that follows
+ * the frame, so the samples stay one per interval of bytes on average
+ * while intervals exceed frames, and never build a debt.
  */
 static inline bool qcn_cp_arrival(struct qcn_cp *cp, const struct qcn_cp_params *p,
 				  u32 len, u32 q, u32 rnd, struct qcn_cp_sample *s)
 {
+	u64 over;
+	u32 next;
+
 	cp->countdown -= len;
 	if (cp->countdown > 0)
 		return false;
-	qcn_cp_sample_now(cp, p, q, rnd, s);
+	next = qcn_cp_interval(qcn_cp__sample(cp, p, q, s), p->interval, rnd);
+	cp->countdown += next;		/* carry the overshoot (<= 0) */
+	if (cp->countdown <= 0) {	/* the frame covers further ends */
+		over = (u64)-cp->countdown;
+		cp->countdown = next - (s64)(over - qcn_div_u64(over, next) * next);
+	}
 	return true;
 }
 

@@ -5,9 +5,12 @@
  * a uniformly random occupied buffer unit) and two-samples (Algorithm 1).
  * Buffer unit granularity: 1 byte, so a frame of L bytes is picked with
  * probability L / backlog (the paper's eq. (5): flow sampling probability
- * q_n / q).  The queue walk itself is glue (the qdisc owns its lists); the
- * core gives the draw and the decision.  Arrival sampling needs no core
- * function: the culprit is the frame just enqueued.
+ * q_n / q).  The core gives the draw, the decision and the O(log n)
+ * byte-position index the qdisc locates the frame with (a Fenwick tree
+ * over the flows' backlogs, then a search by enqueue offset inside the
+ * flow); qcn_culprit_walk_step() is the linear definition it must agree
+ * with.  Arrival sampling needs no core function: the culprit is the frame
+ * just enqueued.
  */
 #ifndef _QCN_CULPRIT_H
 #define _QCN_CULPRIT_H
@@ -37,6 +40,62 @@ static inline bool qcn_culprit_walk_step(u32 *offset, u32 frame_len)
 		return true;
 	*offset -= frame_len;
 	return false;
+}
+
+/*
+ * Byte-position index over the backlogs of n flows (n a power of two): a
+ * Fenwick tree t[1..n] (n + 1 words, t[0] unused), flow i is element
+ * i + 1.  Flows are in index order: flow 0's bytes, then flow 1's...  Sums
+ * wrap modulo 2^32, so the total backlog must stay below 2^32.
+ *
+ * qcn_culprit_index_add: flow's backlog += delta (a wrapped negative
+ * delta, e.g. -len, removes bytes).  O(log n).
+ */
+static inline void qcn_culprit_index_add(u32 *t, u32 n, u32 flow, u32 delta)
+{
+	u32 i;
+
+	for (i = flow + 1; i <= n; i += i & (0U - i))
+		t[i] += delta;
+}
+
+/*
+ * The flow holding byte 'offset' of the flows' bytes in index order
+ * (offset below the total backlog); *rest = the offset inside that flow.
+ * Empty flows are never returned.  O(log n).
+ */
+static inline u32 qcn_culprit_index_find(const u32 *t, u32 n, u32 offset,
+					 u32 *rest)
+{
+	u32 pos = 0, step;
+
+	for (step = n; step; step >>= 1) {
+		if (t[pos + step] <= offset) {
+			pos += step;
+			offset -= t[pos];
+			if (pos == n)	/* offset >= total: out of range */
+				break;
+		}
+	}
+	*rest = offset;
+	return pos;
+}
+
+/*
+ * Search step inside one flow whose frames carry their enqueue offset
+ * (the flow's byte count when the frame was queued, modulo 2^32): the
+ * frame starting at 'start' with 'len' bytes against byte 'target' (the
+ * head frame's start + the offset inside the flow).  Returns < 0 when the
+ * target lies before the frame, 0 when the frame holds it, > 0 after it.
+ * Wrap-safe while the flow's backlog is below 2^31.
+ */
+static inline int qcn_culprit_frame_cmp(u32 start, u32 len, u32 target)
+{
+	u32 d = target - start;
+
+	if ((s32)d < 0)
+		return -1;
+	return d < len ? 0 : 1;
 }
 
 /*

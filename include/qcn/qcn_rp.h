@@ -11,14 +11,24 @@
  * the text leaves room:
  * - CNM (qcn_rp_cnm): if the limiter is at line rate (CR >= max rate,
  *   which includes a limiter created by this CNM) or its byte stage count
- *   is non-zero, TR <- CR (eq. 2).  In QCN-T, which has no byte counter,
- *   the timer stage count plays that role.  Then
+ *   is non-zero, TR <- CR (eq. 2) and the byte counter reloads (a full
+ *   cycle BC); otherwise TR and the byte counter's remaining bytes are
+ *   kept.  That is the 802.1Qau RP pseudo-code's CNM reception (v2.2, the
+ *   RP rules of qcn-facts.md): the byte counter restarts only together
+ *   with TR <- CR, so CNMs arriving during fast recovery's first byte
+ *   cycle do not keep postponing its end; the ns-3 QCN model
+ *   (rp-net-device.cc, Receive) and the PCN-simulation RP do the same.
+ *   (Section II-A of the averaging-principle paper says the byte counter
+ *   is reset at every rate decrease: a summary that holds for the first
+ *   decrease of an episode, not for a second CNM within its first cycle.)
+ *   In QCN-T, which has no byte counter, the timer stage count plays the
+ *   byte stage's role.  Then
  *   CR <- max(MinRate, CR * max(1 - MinDecFac, 1 - Gd*qFb)) (eq. 3), with
  *   CR*Gd*qFb computed as floor(CR * qFb / 2^gd_shift) and
  *   CR*(1 - MinDecFac) as floor(CR * (100 - min_dec_pct) / 100); both
- *   stage counts <- 0, the byte counter reloads and the timer restarts
- *   (expiry = now + cycle).  qFb 0 is a valid CNM: it resets the counters
- *   (and may set TR) but does not change CR.
+ *   stage counts <- 0 and the timer restarts (expiry = now + cycle).
+ *   qFb 0 is a valid CNM: it resets the counters (and may set TR) but does
+ *   not change CR.
  * - Cycle lengths: the byte counter reloads to BC and the timer to T,
  *   halved (BC/2, T/2) once the counter's own stage count exceeds the
  *   threshold, i.e. the reload that follows the expiry taking the count to
@@ -229,7 +239,7 @@ static inline u64 qcn_rp_decreased_rate(u64 cr, const struct qcn_rp_params *p, u
 static inline void qcn_rp_cnm(struct qcn_rp *rp, const struct qcn_rp_params *p,
 			      u8 qfb, u64 now_ns, u32 rnd)
 {
-	bool stage_nonzero;
+	bool stage_nonzero, reload;
 
 	if (!rp->active) {
 		rp->cr = p->max_rate;
@@ -240,12 +250,14 @@ static inline void qcn_rp_cnm(struct qcn_rp *rp, const struct qcn_rp_params *p,
 	}
 	stage_nonzero = p->mode == QCN_RP_MODE_QCNT ? rp->timer_stage != 0 :
 						       rp->bc_stage != 0;
-	if (rp->cr >= p->max_rate || stage_nonzero)
+	reload = rp->cr >= p->max_rate || stage_nonzero;
+	if (reload)
 		rp->tr = rp->cr;				/* eq. (2) */
 	rp->cr = qcn_rp_decreased_rate(rp->cr, p, qfb);		/* eq. (3) */
 	rp->bc_stage = 0;
 	rp->timer_stage = 0;
-	rp->bc_left = qcn_rp__bc_cycle(rp, p, rnd);
+	if (reload)		/* a full cycle: the stage count is 0 now */
+		rp->bc_left = qcn_rp__bc_cycle(rp, p, rnd);
 	rp->timer_expiry_ns = now_ns + qcn_rp__timer_cycle(rp, p, qcn_rnd_mix(rnd));
 }
 

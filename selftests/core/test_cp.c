@@ -166,7 +166,8 @@ static void test_sampling(void)
 	/* Qoff 34000, Qdelta 0: Fb = -34000 -> qFb = 34000*64/130000 = 16 */
 	CHECK_S64(s.fb, -34000, "cp sample 2: Fb -34000 (Qold from the previous sample)");
 	CHECK_U64(s.qfb, 16, "cp sample 2: qFb 16");
-	CHECK_S64(cp.countdown, 50000, "cp sample 2: next interval 50000 (qFb/8 = 2)");
+	CHECK_S64(cp.countdown, 50000 - 1000,
+		  "cp sample 2: next interval 50000 (qFb/8 = 2) less the 1000-byte overshoot");
 
 	/* queue drained: Fb > 0, no CNM, base interval */
 	qcn_cp_sample_now(&cp, &p, 10000, HALF, &s);
@@ -197,6 +198,43 @@ static void test_sampling(void)
 	CHECK(qcn_cp_arrival(&cp, &p, 150000, 1000, HALF, &s), "cp: one 150000-byte arrival is sampled");
 }
 
+/* item 8 of issue 12: the byte countdown carries the overshoot */
+static void test_countdown_exact(void)
+{
+	struct qcn_cp_params p;
+	struct qcn_cp cp;
+	struct qcn_cp_sample s;
+	long i, n;
+
+	qcn_cp_params_default(&p);
+	qcn_cp_init(&cp, &p, HALF);
+	for (i = 0, n = 0; i < 93; i++)
+		n += qcn_cp_arrival(&cp, &p, 1600, 60000, HALF, &s);
+	CHECK_U64(n, 0, "countdown: 93 x 1600 = 148800 bytes, no sample");
+	CHECK(qcn_cp_arrival(&cp, &p, 1600, 60000, HALF, &s),
+	      "countdown: the 94th 1600-byte arrival (150400) is sampled");
+	CHECK_S64(cp.countdown, 18500 - 400,
+		  "countdown: the 400-byte overshoot counts toward the next 18500 (qFb 63)");
+
+	/* uncongested (qFb 0, interval 150000): one sample per 150000 bytes */
+	qcn_cp_init(&cp, &p, HALF);
+	for (i = 0, n = 0; i < 1000000; i++)
+		n += qcn_cp_arrival(&cp, &p, 1499, 1000, HALF, &s);
+	CHECK_U64(n, 1499000000ULL / 150000,
+		  "countdown: 1e6 x 1499 bytes -> floor(1499e6 / 150000) = 9993 samples");
+
+	/* a frame over more than one interval: sampled once, phase kept */
+	p.interval = 10000;
+	qcn_cp_init(&cp, &p, HALF);
+	CHECK(qcn_cp_arrival(&cp, &p, 25000, 1000, HALF, &s), "countdown: a 25000-byte frame is sampled");
+	CHECK_S64(cp.countdown, 5000, "countdown: next end at byte 30000 -> 5000 left");
+	CHECK(!qcn_cp_arrival(&cp, &p, 4999, 1000, HALF, &s), "countdown: 4999 more bytes, no sample");
+	CHECK(qcn_cp_arrival(&cp, &p, 1, 1000, HALF, &s), "countdown: byte 30000 is sampled");
+	CHECK_S64(cp.countdown, 10000, "countdown: exact end, full interval next");
+	CHECK(qcn_cp_arrival(&cp, &p, 30000, 1000, HALF, &s), "countdown: a frame of 3 intervals is sampled");
+	CHECK_S64(cp.countdown, 10000, "countdown: ends exactly on a boundary -> 10000");
+}
+
 static void test_keepalive(void)
 {
 	const uint64_t ms = 1000000;
@@ -217,6 +255,7 @@ int main(void)
 	test_quantize();
 	test_interval();
 	test_sampling();
+	test_countdown_exact();
 	test_keepalive();
 	return ktap_finish();
 }

@@ -2,6 +2,7 @@
 /* Unit tests for include/qcn/qcn_culprit.h: QCN-OS draw, walk, two samples. */
 #include "qcn/qcn_culprit.h"
 #include "ktap.h"
+#include <string.h>
 
 /* smallest rnd whose draw is offset k out of backlog n: ceil(k * 2^32 / n) */
 static uint32_t rnd_for(uint32_t k, uint32_t n)
@@ -127,6 +128,93 @@ static void test_two_samples(void)
 	      "two samples: culprit picked ~19%% vs 10%% with one draw (%u / 100000)", picks_b);
 }
 
+#define IDX_N 1024
+
+/* the linear definition: walk the flows in index order */
+static uint32_t walk_flows(const uint32_t *bl, uint32_t off, uint32_t *rest)
+{
+	uint32_t i;
+
+	for (i = 0; i < IDX_N; i++)
+		if (qcn_culprit_walk_step(&off, bl[i]))
+			break;
+	*rest = off;
+	return i;
+}
+
+static void test_index(void)
+{
+	static uint32_t t[IDX_N + 1], bl[IDX_N];
+	uint32_t i, k, total = 0, x = 99, bad = 0, badrest = 0, empty = 0;
+	uint32_t f, g, r1, r2, t1[3] = { 0, 0, 0 };
+
+	/* a few flows, the rest empty; then churn: bytes come and go */
+	for (k = 0; k < 200000; k++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		i = (x >> 8) % 37 * 27 % IDX_N;	/* 37 flows spread over the index */
+		if ((x & 3) && bl[i] >= 60) {
+			bl[i] -= 60;
+			total -= 60;
+			qcn_culprit_index_add(t, IDX_N, i, 0U - 60);
+		} else {
+			bl[i] += 60 + (x >> 24);
+			total += 60 + (x >> 24);
+			qcn_culprit_index_add(t, IDX_N, i, 60 + (x >> 24));
+		}
+		if (!total)
+			continue;
+		r1 = qcn_culprit_offset(total, x * 2654435761U);
+		f = qcn_culprit_index_find(t, IDX_N, r1, &r2);
+		g = walk_flows(bl, r1, &r1);
+		bad += f != g;
+		badrest += r1 != r2;
+		empty += f < IDX_N && !bl[f];
+	}
+	CHECK_U64(bad, 0, "index: 200000 draws under churn find the flow the linear walk finds");
+	CHECK_U64(badrest, 0, "index: and the same offset inside it");
+	CHECK_U64(empty, 0, "index: an empty flow is never returned");
+
+	/* the first and last byte, and every boundary of a 3-flow index */
+	memset(t, 0, sizeof(t));
+	qcn_culprit_index_add(t, IDX_N, 0, 100);
+	qcn_culprit_index_add(t, IDX_N, 511, 200);
+	qcn_culprit_index_add(t, IDX_N, 1023, 300);
+	CHECK(qcn_culprit_index_find(t, IDX_N, 0, &r1) == 0 && r1 == 0, "index: byte 0 -> flow 0");
+	CHECK(qcn_culprit_index_find(t, IDX_N, 99, &r1) == 0 && r1 == 99, "index: byte 99 -> flow 0 at 99");
+	CHECK(qcn_culprit_index_find(t, IDX_N, 100, &r1) == 511 && r1 == 0, "index: byte 100 -> flow 511 at 0");
+	CHECK(qcn_culprit_index_find(t, IDX_N, 299, &r1) == 511 && r1 == 199, "index: byte 299 -> flow 511 at 199");
+	CHECK(qcn_culprit_index_find(t, IDX_N, 300, &r1) == 1023 && r1 == 0, "index: byte 300 -> flow 1023 at 0");
+	CHECK(qcn_culprit_index_find(t, IDX_N, 599, &r1) == 1023 && r1 == 299, "index: last byte -> last flow");
+	CHECK_U64(qcn_culprit_index_find(t, IDX_N, 600, &r1), IDX_N, "index: past the total -> n (no flow)");
+	/* exact proportions over a uniform grid of draws */
+	for (k = 0; k < 600; k++) {
+		f = qcn_culprit_index_find(t, IDX_N, qcn_culprit_offset(600, rnd_for(k, 600)), &r1);
+		t1[f == 0 ? 0 : f == 511 ? 1 : 2]++;
+	}
+	CHECK(t1[0] == 100 && t1[1] == 200 && t1[2] == 300,
+	      "index: a uniform grid of draws picks flows exactly 100:200:300 (%u:%u:%u)",
+	      t1[0], t1[1], t1[2]);
+	qcn_culprit_index_add(t, IDX_N, 511, 0U - 200);
+	CHECK(qcn_culprit_index_find(t, IDX_N, 100, &r1) == 1023 && r1 == 0,
+	      "index: a flow emptied by a negative delta is skipped");
+}
+
+static void test_frame_cmp(void)
+{
+	CHECK_S64(qcn_culprit_frame_cmp(1000, 60, 999), -1, "frame: target before the frame");
+	CHECK_S64(qcn_culprit_frame_cmp(1000, 60, 1000), 0, "frame: its first byte");
+	CHECK_S64(qcn_culprit_frame_cmp(1000, 60, 1059), 0, "frame: its last byte");
+	CHECK_S64(qcn_culprit_frame_cmp(1000, 60, 1060), 1, "frame: target after the frame");
+	CHECK_S64(qcn_culprit_frame_cmp(0xffffffe0U, 64, 0x10), 0,
+		  "frame: a frame across the 2^32 wrap holds bytes past it");
+	CHECK_S64(qcn_culprit_frame_cmp(0x20, 64, 0xfffffff0U), -1,
+		  "frame: a target just before the wrap is before a frame after it");
+	CHECK_S64(qcn_culprit_frame_cmp(0xfffffff0U, 8, 0x20), 1,
+		  "frame: a target past the wrap is after a frame before it");
+}
+
 static void test_fill(void)
 {
 	CHECK_U64(qcn_culprit_fill_level(0, 100), 0, "fill: empty");
@@ -145,6 +233,8 @@ int main(void)
 	test_walk();
 	test_distribution();
 	test_two_samples();
+	test_index();
+	test_frame_cmp();
 	test_fill();
 	return ktap_finish();
 }

@@ -284,6 +284,39 @@ static void test_decrease(void)
 	CHECK_U64(qcn_rp_decreased_rate(10 * G, &p, 64), 5078125000ULL, "decreased_rate: qFb 64 clamps to 63");
 }
 
+/*
+ * 802.1Qau RP pseudo-code (ns-3 rp-net-device.cc Receive): a CNM reloads
+ * the byte counter only together with TR <- CR, i.e. at line rate or with
+ * a non-zero byte stage; a second CNM within the first byte cycle of fast
+ * recovery keeps TR and the bytes already counted.
+ */
+static void test_cnm_keeps_byte_counter(void)
+{
+	struct qcn_rp_params p;
+	struct qcn_rp rp;
+	uint64_t cr1;
+
+	nojitter(&p, 10 * G);
+	qcn_rp_init(&rp, &p);
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	CHECK_S64(rp.bc_left, 150000, "cnm at line rate: byte counter loaded with BC");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 100000, 0), QCN_RP_EV_NONE, "100000 bytes: no expiry");
+	qcn_rp_cnm(&rp, &p, 10, 1 * MS, 0);
+	cr1 = 5078125000ULL - 5078125000ULL * 10 / 128;
+	CHECK_U64(rp.cr, cr1, "second cnm qFb 10: CR decreased (eq. 3)");
+	CHECK_U64(rp.tr, 10 * G, "second cnm, byte stage 0 below line rate: TR kept");
+	CHECK_S64(rp.bc_left, 50000, "second cnm, byte stage 0: byte counter keeps its 50000 bytes");
+	CHECK_U64(rp.timer_expiry_ns, 16 * MS, "second cnm: the timer restarts");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 50000, 0), QCN_RP_EV_INCREASE,
+		  "the cycle ends 150000 bytes after the first cnm");
+	CHECK_U64(rp.cr, (cr1 + 10 * G) / 2, "FR step toward the kept TR");
+	CHECK_S64(rp.bc_left, 150000, "next cycle BC");
+	qcn_rp_cnm(&rp, &p, 10, 2 * MS, 0);
+	CHECK_U64(rp.tr, (cr1 + 10 * G) / 2, "cnm with byte stage 1: TR <- CR");
+	CHECK_S64(rp.bc_left, 150000, "cnm with byte stage 1: byte counter reloads");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 149999, 0), QCN_RP_EV_NONE, "reloaded: 149999 bytes, no expiry");
+}
+
 static void test_extremes(void)
 {
 	struct qcn_rp_params p;
@@ -352,10 +385,12 @@ static void test_carry_and_jitter(void)
 	qcn_rp_init(&rp, &p);
 	qcn_rp_cnm(&rp, &p, 63, 0, HALF);
 	CHECK_S64(rp.bc_left, 150000, "jitter: rnd 2^31 gives BC exactly");
+	rp.bc_stage = 1;	/* byte stage != 0: the CNM reloads the counter */
 	qcn_rp_cnm(&rp, &p, 63, 0, 0);
 	CHECK_S64(rp.bc_left, 127500, "jitter: rnd 0 gives 0.85 BC");
 	for (i = 0; i < 20000; i++) {
 		x = x * 1664525U + 1013904223U;
+		rp.bc_stage = 1;
 		qcn_rp_cnm(&rp, &p, 1, 0, x);
 		mn = rp.bc_left < mn ? rp.bc_left : mn;
 		mx = rp.bc_left > mx ? rp.bc_left : mx;
@@ -367,6 +402,7 @@ static void test_carry_and_jitter(void)
 	CHECK(tmn >= 12750000 && tmn < 12850000 && tmx <= 17250000 && tmx > 17150000,
 	      "jitter: timer reloads span [0.85, 1.15] T (%" PRIu64 "..%" PRIu64 ")", tmn, tmx);
 	p.jitter = false;
+	rp.bc_stage = 1;
 	qcn_rp_cnm(&rp, &p, 63, 0, 12345);
 	CHECK(rp.bc_left == 150000 && rp.timer_expiry_ns == 15 * MS, "jitter off: exact reloads");
 }
@@ -437,6 +473,7 @@ int main(void)
 	test_hai();
 	test_target_rate_reduction();
 	test_decrease();
+	test_cnm_keeps_byte_counter();
 	test_extremes();
 	test_carry_and_jitter();
 	test_qcnt();

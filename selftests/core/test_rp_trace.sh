@@ -4,8 +4,8 @@
 # KTAP tests for tools/qcn-rp-trace with hand-checked numbers.
 # Defaults: line 10 Gb/s (G = 10^9), Gd = 1/128, R_AI 5 Mb/s, R_HAI 50 Mb/s,
 # BC 150000 B, T 15 ms, threshold 5, min dec 50 %, min rate 5 Mb/s.
-# Rules (include/qcn/qcn_rp.h): CNM: TR <- CR if at line rate or byte stage
-# != 0; CR <- CR - floor(CR*qFb/128) (>= CR/2, >= 5M).  Expiry: stage++;
+# Rules (include/qcn/qcn_rp.h): CNM: TR <- CR and the byte counter reloads
+# if at line rate or byte stage != 0; CR <- CR - floor(CR*qFb/128) (>= CR/2, >= 5M).  Expiry: stage++;
 # HAI if min(stages) > 5: TR += 50M*(min-5); AI if max(stages) > 5:
 # TR += 5M; CR <- floor((CR+TR)/2); release when CR >= line rate.
 # Reloads: BC / T while the counter's stage <= 5, BC/2 / T/2 after.
@@ -84,8 +84,8 @@ t_us=100000 tx bytes=75000   # completes the BC/2 cycle
 EOF
 # the same with explicit default options
 expect_out "fr-ai-hai: explicit default options give the same trace" --no-jitter \
-	--max-rate-mbps 10000 --gd-shift 7 --ai-mbps 5 --hai-mbps 50 --byte-reset 150000 \
-	--time-reset-us 15000 --threshold 5 --min-rate-mbps 5 --min-dec-pct 50 --mode qcn \
+	--maxrate 10gbit --gd 7 --ai-rate 5mbit --hai-rate 50mbit --byte-reset 150000 \
+	--time-reset 15ms --threshold 5 --min-rate 5mbit --min-dec 50 --mode qcn --jitter off \
 	< <(grep -v '^#' <<'EOF'
 t_us=0 cnm qfb=63
 t_us=100 tx bytes=150000
@@ -103,7 +103,7 @@ EOF
 # min decrease factor: Gd 1/64 -> 1 - 63/64 is below 0.5, CR = 10G * 50 % = 5G
 printf 't_us=0 cnm qfb=63\n' > "$TMP/in"
 echo "t_us=0 cr_bps=5000000000 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr" > "$TMP/want"
-expect_out "min-dec: --gd-shift 6, qfb 63 clamps CR at 50 % (5 Gb/s)" --no-jitter --gd-shift 6 < "$TMP/in"
+expect_out "min-dec: --gd 6, qfb 63 clamps CR at 50 % (5 Gb/s)" --no-jitter --gd 6 < "$TMP/in"
 # qfb=0 is a CNM: creates the limiter, CR unchanged, counters start
 echo "t_us=0 cr_bps=10000000000 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr" > "$TMP/want"
 expect_out "qfb=0: accepted as a CNM, rate unchanged" --no-jitter <<< "t_us=0 cnm qfb=0"
@@ -118,7 +118,7 @@ expect_out "qfb=0: accepted as a CNM, rate unchanged" --no-jitter <<< "t_us=0 cn
 #   CR = (7664062498 + 7719062500)/2 = 7691562499.  tx does nothing.
 # ---------------------------------------------------------------------------
 printf 't_us=0 cnm qfb=63\nt_us=3000 cnm qfb=63\nt_us=50000 tx bytes=1000000\nt_us=82000 tx bytes=0\n' > "$TMP/in"
-"$TRACE" --no-jitter --mode qcn-t --qcnt-period-us 2400 < "$TMP/in" > "$TMP/qt"
+"$TRACE" --no-jitter --mode qcn-t --qcnt-period 2.4ms < "$TMP/in" > "$TMP/qt"
 check "qcn-t: 35 lines (2 CNMs, 1 + 32 timer expiries, no byte counter)" \
 	test "$(wc -l < "$TMP/qt")" -eq 35
 bad=$(awk -F'[ =]' 'NR >= 4 { if ($2 != 3000 + 2400 * (NR - 3)) print NR }' "$TMP/qt")
@@ -181,15 +181,15 @@ check "tx before the first CNM prints nothing" \
 	test -z "$(printf 't_us=5 tx bytes=1000000\n' | "$TRACE" --no-jitter)"
 # 400 Gb/s and 1 Mb/s lines (400G: 4e11*63/128 = 196875000000)
 check "400G: CNM qfb 63 -> CR 203125000000" \
-	test "$(echo 't_us=0 cnm qfb=63' | "$TRACE" --no-jitter --max-rate-mbps 400000 | sed 's/ tr_bps.*//')" \
+	test "$(echo 't_us=0 cnm qfb=63' | "$TRACE" --no-jitter --maxrate 400gbit | sed 's/ tr_bps.*//')" \
 	= "t_us=0 cr_bps=203125000000"
 check "1M line (min rate 1 Mb/s = line): CR stays at 1000000" \
-	test "$(echo 't_us=0 cnm qfb=63' | "$TRACE" --no-jitter --max-rate-mbps 1 --min-rate-mbps 1 | sed 's/ tr_bps.*//')" \
+	test "$(echo 't_us=0 cnm qfb=63' | "$TRACE" --no-jitter --maxrate 1mbit --min-rate 1mbit | sed 's/ tr_bps.*//')" \
 	= "t_us=0 cr_bps=1000000"
 # 2 Mb/s line, 1 Mb/s min: 2e6*63/128 = 984375 -> CR 1015625; FR -> 1507812
 printf 't_us=0 cnm qfb=63\nt_us=1 tx bytes=150000\n' > "$TMP/in"
-check "2M line: CNM qfb 63 -> 1015625, one FR cycle -> 1507812" \
-	test "$("$TRACE" --no-jitter --max-rate-mbps 2 --min-rate-mbps 1 < "$TMP/in" | sed 's/ tr_bps.*//' | tr '\n' ' ')" \
+check "2M line (--max-rate, the alias): CNM qfb 63 -> 1015625, one FR cycle -> 1507812" \
+	test "$("$TRACE" --no-jitter --max-rate 2mbit --min-rate 1mbit < "$TMP/in" | sed 's/ tr_bps.*//' | tr '\n' ' ')" \
 	= "t_us=0 cr_bps=1015625 t_us=1 cr_bps=1507812 "
 
 # jitter: deterministic per seed, and not the exact grid
@@ -202,6 +202,37 @@ check "jitter: another seed, another output" test "$(cat "$TMP/j1")" != "$(cat "
 first=$(sed -n 2p "$TMP/j1" | sed 's/^t_us=\([0-9]*\) .*/\1/')
 check "jitter: first expiry within 15 ms +-15 % ($first us)" \
 	test "${first:-0}" -ge 12750 -a "${first:-0}" -le 17250
+
+# ---------------------------------------------------------------------------
+# (3b) A CNM reloads the byte counter only with TR <- CR (802.1Qau RP
+# pseudo-code; ns-3 rp-net-device.cc): at line rate or byte stage != 0.
+# t=0   CNM 63, new limiter: TR = 10G, CR = 5078125000, BC 150000 loaded
+# t=100 100000 bytes: 50000 left, no expiry (no line)
+# t=200 CNM 10, byte stage 0 and CR < line: TR stays 10G, counter keeps
+#       50000; 5078125000*10/128 = 396728515.6 -> CR = 4681396485
+# t=300 50000 bytes end the cycle: FR, CR = (4681396485 + 10G)/2 = 7340698242
+# t=400 CNM 10, byte stage 1: TR <- 7340698242, BC reloads;
+#       7340698242*10/128 = 573492050.2 -> CR = 6767206192
+# t=500 149999 bytes: no expiry; t=600 1 byte: CR = (6767206192 +
+#       7340698242)/2 = 7053952217
+# (The old rule, reload at every CNM, printed no line at t=300.)
+# ---------------------------------------------------------------------------
+cat > "$TMP/want" <<'EOF2'
+t_us=0 cr_bps=5078125000 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr
+t_us=200 cr_bps=4681396485 tr_bps=10000000000 bc_stage=0 timer_stage=0 state=fr
+t_us=300 cr_bps=7340698242 tr_bps=10000000000 bc_stage=1 timer_stage=0 state=fr
+t_us=400 cr_bps=6767206192 tr_bps=7340698242 bc_stage=0 timer_stage=0 state=fr
+t_us=600 cr_bps=7053952217 tr_bps=7340698242 bc_stage=1 timer_stage=0 state=fr
+EOF2
+expect_out "cnm: byte counter reloads only with TR <- CR (line rate or byte stage != 0)" --no-jitter <<'EOF2'
+t_us=0 cnm qfb=63
+t_us=100 tx bytes=100000
+t_us=200 cnm qfb=10
+t_us=300 tx bytes=50000
+t_us=400 cnm qfb=10
+t_us=500 tx bytes=149999
+t_us=600 tx bytes=1
+EOF2
 
 # ---------------------------------------------------------------------------
 # (4) bad input: exit 2 and a message naming the line
@@ -229,14 +260,35 @@ bad_input "bad input: garbage time -> line 1" 1 't_us=1x cnm qfb=1\n'
 bad_input "bad input: no t_us key -> line 1" 1 't=1 cnm qfb=1\n'
 printf 't_us=0 cnm qfb=1\n' | "$TRACE" --mode foo > /dev/null 2>&1
 check "bad option: --mode foo -> exit 2" test $? -eq 2
-printf 't_us=0 cnm qfb=1\n' | "$TRACE" --min-rate-mbps 20000 > /dev/null 2>&1
+printf 't_us=0 cnm qfb=1\n' | "$TRACE" --min-rate 20gbit > /dev/null 2>&1
 check "bad option: min rate above max rate -> exit 2" test $? -eq 2
+bad=""
+for o in "--maxrate 3furlongs" "--maxrate 0" "--ai-rate 20tbit" "--time-reset 11s" \
+	 "--time-reset 500ns" "--threshold 0" "--threshold 1001" "--gd 32" "--min-dec 101" \
+	 "--byte-reset 0" "--byte-reset 4gb" "--qcnt-period 0" "--jitter maybe" "--bogus"; do
+	# shellcheck disable=SC2086
+	printf 't_us=0 cnm qfb=1\n' | "$TRACE" $o > /dev/null 2> "$TMP/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ -s "$TMP/err" ] || bad="$bad [$o: rc $rc]"
+done
+check "bad option values (unit, range as the qdisc's, unknown option) -> exit 2 and a message" test -z "$bad"
+# the README's qcn_rp example, ai-rate 500kbit: the first AI step adds 500 kbit/s to TR
+printf 't_us=0 cnm qfb=63\nt_us=200000 tx bytes=0\n' > "$TMP/in"
+check "--ai-rate 500kbit: the first AI expiry sets TR = 100mbit + 500000" \
+	test "$("$TRACE" --no-jitter --maxrate 100mbit --ai-rate 500kbit < "$TMP/in" | grep -m1 'state=ai' | sed 's/.*tr_bps=\([0-9]*\).*/\1/')" = 100500000
+# tc's spellings: a bare time is in us, 0.5mbit = 500kbit = 62500bps, 150kb = 153600
+printf 't_us=0 cnm qfb=63\nt_us=100 tx bytes=300000\nt_us=400000 tx bytes=0\n' > "$TMP/in"
+"$TRACE" --no-jitter --maxrate 100mbit --ai-rate 500kbit --time-reset 15ms --byte-reset 153600 < "$TMP/in" > "$TMP/u1"
+"$TRACE" --no-jitter --maxrate 0.1gbit --ai-rate 62500bps --time-reset 15000 --byte-reset 150kb < "$TMP/in" > "$TMP/u2"
+check "units as tc's: 15000 = 15ms, 62500bps = 500kbit, 150kb = 153600, 0.1gbit = 100mbit" \
+	test -s "$TMP/u1" -a "$(md5sum < "$TMP/u1")" = "$(md5sum < "$TMP/u2")"
 "$TRACE" --help > "$TMP/help"
 check "--help exits 0" test $? -eq 0
 missing=""
-for o in max-rate-mbps gd-shift ai-mbps hai-mbps byte-reset time-reset-us threshold \
-	 min-rate-mbps min-dec-pct mode qcnt-period-us no-jitter seed "t_us=<u64> cnm qfb" \
-	 "tx bytes" "state=" "qfb=0" "default 10000" "default 2400"; do
+for o in --maxrate --max-rate --gd --ai-rate --hai-rate --byte-reset --time-reset \
+	 --threshold --min-rate --min-dec --mode --qcnt-period --jitter --no-jitter --seed \
+	 "t_us=<u64> cnm qfb" "tx bytes" "state=" "qfb=0" "default 10gbit" "default 2.4ms" \
+	 "bare number is in us"; do
 	grep -q -- "$o" "$TMP/help" || missing="$missing $o"
 done
 check "--help documents options, defaults, input and output formats" test -z "$missing"

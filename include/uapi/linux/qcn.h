@@ -22,6 +22,28 @@
 
 #define QCN_FRAC_ONE	65536	/* fixed-point 1.0 for alpha/beta */
 
+/*
+ * Option ranges, as the kernel's netlink policies enforce them; tc's
+ * plugins check the same bounds before sending (units as the attributes).
+ * The algorithms' own bounds (w, the sample interval, Gd) are in
+ * include/qcn/qcn_cp.h and qcn_rp.h.
+ */
+#define TC_QCN_MAX_SIZE		0x7fffffffU	/* limit, qeq, interval, active */
+#define TC_QCN_MAX_RATE		(1ULL << 40)	/* bytes/s, ~8.8 Tbit/s */
+#define TC_QCN_MIN_KEEPALIVE	100		/* us (or 0: off) */
+#define TC_QCN_MAX_KEEPALIVE	10000000	/* us */
+#define TC_QCN_MIN_AF_TS	1000		/* us */
+#define TC_QCN_MAX_AF_TS	1000000		/* us */
+#define TC_QCN_CLASS_MAX_WEIGHT	65535
+#define TC_QCN_RP_MAX_RATE	(10000000000000ULL / 8)	/* 10 Tbit/s in bytes/s */
+#define TC_QCN_RP_MIN_TIME	100		/* us: time-reset, qcnt-period */
+#define TC_QCN_RP_MAX_TIME	10000000	/* us: time-reset, qcnt-period */
+#define TC_QCN_RP_MIN_BYTE_RESET 1500		/* bytes: one frame */
+#define TC_QCN_RP_MAX_THRESHOLD	1000
+#define TC_QCN_RP_MAX_MIN_DEC	100		/* percent */
+#define TC_QCN_RP_MAX_LIMITERS	65535		/* class minors 1..0xffff */
+#define TC_QCN_RP_MAX_LIMIT	(1U << 30)	/* bytes */
+
 /* ---------------------------------------------------------------- qcn */
 
 enum tc_qcn_sample {
@@ -56,6 +78,7 @@ enum {
 	TCA_QCN_AF_BETA,	/* u32: EWMA beta, 1/65536 units, (0, 1) */
 	TCA_QCN_AF_ACTIVE,	/* u32: active_thresh, bytes per Ts */
 	TCA_QCN_PAD,
+	TCA_QCN_MEMORY_LIMIT,	/* u32: queued skbs' truesize limit, bytes */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -85,6 +108,10 @@ struct tc_qcn_xstats {
 	__u32	last_qfb;		/* qFb of the last sample */
 	__u32	flows;			/* DRR flows with backlog */
 	__u32	af_classes;		/* AF-QCN classes + tracked flows */
+	__u64	gso_split;		/* GSO skbs queued as their frames */
+	__u64	drops_overmemory;	/* dropped at memory_limit */
+	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
+	__u32	pad;
 };
 
 struct tc_qcn_class_xstats {
@@ -134,10 +161,16 @@ enum {
 	TCA_QCN_RP_LIMIT,	/* u32: total backlog limit, bytes */
 	TCA_QCN_RP_JITTER,	/* u8: +-15 % counter jitter on (1) / off */
 	TCA_QCN_RP_PAD,
+	TCA_QCN_RP_FLOW_LIMIT,	/* u32: packets queued per limiter */
+	TCA_QCN_RP_MEMORY_LIMIT, /* u32: queued skbs' truesize, bytes */
 	__TCA_QCN_RP_MAX
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
 
+/*
+ * tc tells the qdisc's xstats from a class's by their size only: the two
+ * structs must never have the same size (the module checks it at build).
+ */
 struct tc_qcn_rp_xstats {
 	__u64	cnm_rx;
 	__u64	cnm_matched;
@@ -150,6 +183,13 @@ struct tc_qcn_rp_xstats {
 	__u64	drops;			/* dropped at limit */
 	__u32	limiters_active;
 	__u32	flows;			/* flows tracked (recently sent) */
+	__u64	gso_split;		/* GSO skbs of limited flows paced as frames */
+	__u64	cnm_not_host;		/* broadcast/multicast/other-host CNMs dropped */
+	__u64	cnm_qfb0;		/* CNMs with qFb 0 (no congestion): ignored */
+	__u64	flow_limit_drops;	/* a limiter's queue at flow_limit */
+	__u64	memory_drops;		/* memory_limit reached */
+	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
+	__u32	pad;
 };
 
 enum tc_qcn_rp_state {

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by scripts/experiments/*: options, qcn-sim, the kernel side.
+#   NAME [--quick] [--sim-only] [OUTDIR]
+# OUTDIR defaults to out/experiments/NAME.  The kernel side runs the
+# selftests' native-speed testbed (selftests/lib_fast.sh: network
+# namespaces, veth, qcn and qcn_rp) and needs root with the modules
+# loadable: under scripts/uml-run, or on a host with the modules
+# installed.  Without them, or with --sim-only, only qcn-sim runs.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+EXP=$(basename "$0")
+QUICK=0 SIM_ONLY=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) QUICK=1; shift ;;
+	--sim-only) SIM_ONLY=1; shift ;;
+	-h|--help) sed -n '3,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "$EXP: unknown option '$1'" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+OUT=${1:-$TOP/out/experiments/$EXP}
+mkdir -p "$OUT"
+SIM=${QCN_SIM:-$TOP/tools/qcn-sim}
+[ -x "$SIM" ] || make -s -C "$TOP/tools" qcn-sim
+
+# kernel_ok: true when the kernel side can run here (else says why)
+kernel_ok()
+{
+	if [ $SIM_ONLY = 1 ]; then
+		echo "# $EXP: kernel side skipped (--sim-only)"
+		return 1
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "# $EXP: kernel side skipped (needs root: run under scripts/uml-run)"
+		return 1
+	fi
+	if [ ! -f "$TOP/selftests/lib_fast.sh" ]; then
+		echo "# $EXP: kernel side skipped (no selftests/lib_fast.sh in this tree)"
+		return 1
+	fi
+	if ! modprobe -n sch_qcn 2> /dev/null && [ ! -f "$TOP/sch_qcn/sch_qcn.ko" ]; then
+		echo "# $EXP: kernel side skipped (sch_qcn not loadable)"
+		return 1
+	fi
+	return 0
+}
+
+# eps_conv STEP_MS: reads "t_ms r1 r2" lines (t = interval end), prints
+# "CONV FIRST MEAN": the start (ms) of the first interval after which
+# epsilon = min/max stays >= 0.9 (the last time when it never settles),
+# the start of the first interval with epsilon >= 0.9, and epsilon's mean
+eps_conv()
+{
+	awk -v step="$1" '{ t[n] = $1; lo = $2 < $3 ? $2 : $3; hi = $2 < $3 ? $3 : $2
+			   e[n] = hi > 0 ? lo / hi : 0; sum += e[n++] }
+		END { c = t[n - 1]; for (i = n - 1; i >= 0 && e[i] >= 0.9; i--) c = t[i] - step
+		      f = t[n - 1]; for (i = 0; i < n; i++) if (e[i] >= 0.9) { f = t[i] - step; break }
+		      printf "%d %d %.3f\n", c, f, n ? sum / n : 0 }'
+}
+
+have_gnuplot() { command -v gnuplot > /dev/null; }

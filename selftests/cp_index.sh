@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The occupancy index under a standing queue: sch_qcn keeps its flows as
+# lists (arrival sampling) or as rbtrees by enqueue offset with a Fenwick
+# tree over the flows (occupancy, two-samples, keep-alive: O(log n)
+# culprits).  Every change of sample, sched, keepalive and limit below
+# re-queues a standing queue from one layout to the other while two UDP
+# senders keep it up (~100 frames: their send buffers stay charged while
+# frames queue); the queue must stay consistent (frames and bytes queued),
+# occupancy and two-samples must find culprits (CNMs), and once the
+# senders stop the paced port must drain every frame.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd iperf3 jq
+qcn_require_modules sch_qcn
+ktap_plan 7
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+
+st() { qdisc_json sw sw-pr | jq -r ".[0].$1"; }
+nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+sleep 0.5
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
+nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 20M -t 60 -l 1200 -p 5201 >/dev/null 2>&1
+c1=$TB_LAST_PID
+nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 10M -t 60 -l 1200 -p 5202 >/dev/null 2>&1
+c2=$TB_LAST_PID
+sleep 1.5
+bad=0 steps=0 full=0
+for change in "sample occupancy" "sched drr" "sample two-samples" \
+	      "sample arrival keepalive 1ms" "keepalive 0" "sample two-samples" \
+	      "sched fifo" "limit 100000" "sample occupancy" "sample arrival" \
+	      "sched drr sample occupancy" "limit 200000 sample two-samples"; do
+	# shellcheck disable=SC2086
+	nsx sw tc qdisc change dev sw-pr root qcn $change || bad=$((bad + 1))
+	sleep 0.3
+	read -r q b <<<"$(qdisc_json sw sw-pr | jq -r '.[0] | "\(.qlen) \(.backlog)"')"
+	steps=$((steps + 1))
+	ktap_info "after '$change': qlen $q backlog $b"
+	[ "${q:-0}" -gt 10 ] && full=$((full + 1))
+	# frames of 60..1514 bytes, within the limit
+	if ! [[ "$q $b" =~ ^[0-9]+\ [0-9]+$ ]] || [ "$b" -lt $((q * 60)) ] ||
+	   [ "$b" -gt $((q * 1514)) ] || [ "$b" -gt 200000 ]; then
+		bad=$((bad + 1))
+	fi
+done
+ktap_check "$steps changes re-queue a standing queue consistently" test "$bad" -eq 0
+ktap_check "a standing queue at $full of the $steps changes" test "$full" -ge $((steps / 2))
+ktap_check "occupancy culprits found in the index" test "$(st cnm_occupancy)" -gt 0
+ktap_check "two-samples culprits found in the index" test "$(st cnm_two_samples)" -gt 0
+ktap_check "no culprit search came back empty" test "$(st cnm_skipped)" -eq 0
+# the senders stop; the 2 Mbit/s port drains 200 KB in 0.8 s
+kill "$c1" "$c2" 2>/dev/null
+wait "$c1" "$c2" 2>/dev/null
+sleep 2
+ktap_check "every queued frame drains (qlen $(st qlen), backlog $(st backlog))" \
+	test "$(st qlen)" -eq 0 -a "$(st backlog)" -eq 0
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

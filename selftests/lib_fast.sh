@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the native-speed selftests (fast_*.sh): they need kernel code
+# running at native speed (User-Mode Linux: scripts/uml-run, or a real
+# host), ports of 500 Mbit/s - 1 Gbit/s, TCP with GSO on and the standard's
+# parameters.  In the QEMU/TCG guests (~100x slower) they skip.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+QS=$QCN_TOP/tools/qcnstat
+
+# fast_require: root, modules, tools; skip in the emulated guests.
+fast_require()
+{
+	qcn_require_root
+	[ -z "${QCN_GUEST:-}" ] ||
+		ktap_skip_all "needs native speed (run it in scripts/uml-run or on a host), not the TCG guest"
+	qcn_require_cmd iperf3 jq ethtool
+	qcn_require_modules
+	[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+}
+
+# fast_servers N: iperf3 servers for flows 1..N in r (port 5200+i)
+fast_servers()
+{
+	local i
+	for i in $(seq 1 "$1"); do
+		nsx r iperf3 -s -D -p $((5200 + i)) || return 1
+	done
+	sleep 0.3
+}
+
+# fast_tcp I SECONDS OUT [IPERF3 OPTIONS]: TCP from hI to r in the
+# background, iperf3 JSON into OUT.
+fast_tcp()
+{
+	local i=$1 s=$2 o=$3
+	shift 3
+	nsbg "h$i" iperf3 -c "$QCN_NET.100" -p $((5200 + i)) -t "$s" -J "$@" > "$o"
+}
+
+# fast_goodput FILE...: received bit/s of iperf3 JSON results, summed (kbit/s)
+fast_goodput()
+{
+	local f t=0 b
+	for f in "$@"; do
+		b=$(jq '.end.sum_received.bits_per_second // 0' "$f" 2>/dev/null)
+		t=$((t + ${b%.*} / 1000))
+	done
+	echo "$t"
+}
+
+# qs_col CSV NAME: values of qcnstat's column NAME for qdisc kind qcn
+# (columns found by their header, not by position)
+qs_col()
+{
+	awk -F, -v name="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) { if ($i == name) c = i; if ($i == "kind") k = i }; next }
+		c && $k == "qcn" { print $c }' "$1"
+}
+
+# fast_queue_stats CSV: "mean p10 p50 p99 max n" of the qcn backlog samples
+fast_queue_stats()
+{
+	qs_col "$1" backlog | sort -n |
+		awk '{ a[NR] = $1; s += $1 }
+		     END { if (!NR) { print "0 0 0 0 0 0"; exit }
+			   printf "%d %d %d %d %d %d\n", s / NR, a[int(NR * 0.1) + 1],
+				  a[int(NR * 0.5) + 1], a[int(NR * 0.99) + 1], a[NR], NR }'
+}
+
+# fast_qdisc_num NS DEV KEY: one number of `tc -s -j qdisc show` (root)
+fast_qdisc_num()
+{
+	nsx "$1" tc -s -j qdisc show dev "$2" | jq ".[0].$3 // 0"
+}
+
+# fast_offloads I on|off: TSO/GSO of hI's eth0
+fast_offloads()
+{
+	nsx "h$1" ethtool -K eth0 tso "$2" gso "$2" >/dev/null 2>&1
+}
+
+# fast_interval_rate JSON T1 T2: mean sender rate (kbit/s) of an iperf3
+# JSON over the intervals that start in [T1, T2) seconds
+fast_interval_rate()
+{
+	jq --argjson a "$2" --argjson b "$3" '
+		[.intervals[] | select(.sum.start >= $a - 0.01 and .sum.start < $b - 0.01) | .sum]
+		| if length == 0 then 0 else ((map(.bytes) | add) * 8 / (map(.seconds) | add) / 1000 | floor) end' "$1"
+}
+
+# fast_series JSON: "start_s kbit/s" per iperf3 interval (sender side)
+fast_series()
+{
+	jq -r '.intervals[] | .sum | "\(.start) \(.bits_per_second / 1000 | floor)"' "$1"
+}
+
+# fast_within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
+fast_within()
+{
+	awk -v v="$1" -v t="$2" -v p="$3" \
+		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
+# fast_mtu MTU: every link of the star (tb_star) at MTU.  The native-speed
+# tests run jumbo frames of 4000 bytes (FAST_MTU; RoCE's 4096-byte class,
+# and DCB fabrics commonly run jumbo frames): UML handles frames on one
+# CPU, ~0.35-0.6 Gbit/s of 1500-byte frames but ~1.3 Gbit/s of 4000-byte
+# ones, so that the 500 Mbit/s and 1 Gbit/s ports, not the CPU, are the
+# bottleneck.  tools/qcn-sim with the standard's parameters: 4014-byte
+# frames hold the queue at 21-31 KB with ~100 % utilization, as 1514-byte
+# ones do (26-34 KB); 9014-byte ones do worse (95 % with 8 flows at 1G).
+FAST_MTU=${FAST_MTU:-4000}
+fast_mtu()
+{
+	local ns dev
+	for dev in $(ip -n "$TB-sw" -o link show | awk -F': ' '{ sub("@.*", "", $2); print $2 }'); do
+		[ "$dev" = lo ] || ip -n "$TB-sw" link set "$dev" mtu "$1"
+	done
+	for ns in "${__tb_ns[@]}"; do
+		[ "$ns" = "$TB-sw" ] || ip -n "$ns" link set eth0 mtu "$1" 2>/dev/null
+	done
+}

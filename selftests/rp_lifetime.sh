@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn_rp's lifetime against the CNM handler: qdiscs added and deleted
+# while CNMs for a live flow keep arriving (each delete unlinks the
+# instance from the handler's RCU list and frees its state after a grace
+# period).  Meant for the debug kernel (scripts/uml-run --debug: KASAN,
+# lockdep, PROVE_RCU, object debugging): any report fails the run.
+# (qdisc_create()'s failure after ->init -- a bad TCA_RATE or TCA_STAB --
+# takes the same ->destroy path; stock tc validates both before sending.)
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 3
+qcn_dmesg_mark
+tb_init
+CNM=$QCN_TOP/selftests/cnm_send
+
+tb_rp_pair
+nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b 5000 \
+	-s 1400 -r 5000000 -t 60 > /dev/null
+sleep 0.5
+# a stream of CNMs for the live flow (bursts of 2000, until killed)
+nsbg b bash -c "while :; do '$CNM' -i eth0 -d $RP_A -s $RP_B -q 30 -e $RP_B \
+	-u '$QCN_NET.1:5000,$QCN_NET.100:9000' -n 2000 > /dev/null || exit 1; done"
+flood=$TB_LAST_PID
+
+ok=0
+for i in $(seq 1 20); do
+	nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit &&
+		nsx a tc qdisc del dev eth0 root && ok=$((ok + 1))
+done
+ktap_check "20 add/delete cycles under the CNM stream ($ok)" test $ok -eq 20
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit
+sleep 0.5
+m=$(nsx a tc -s -j qdisc show dev eth0 | jq .[0].cnm_matched)
+ktap_check "the last instance takes the CNMs ($m matched)" test "$m" -gt 0
+kill $flood
+tb_cleanup
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qcn_rp under mq (the default root of a multi-queue device): one instance
+# per TX queue, each seeing the flows hashed to its queue.  CNMs for 8 live
+# flows of a 4-queue veth must all find their flow's instance.
+source "$(dirname "$0")/lib.sh"
+qcn_require_root
+qcn_require_cmd jq
+qcn_require_modules
+ktap_plan 5
+qcn_dmesg_mark
+tb_init
+CNM=$QCN_TOP/selftests/cnm_send
+
+tb_rp_pair numtxqueues 4 numrxqueues 4
+A=$RP_A
+B=$RP_B
+
+nsx a tc qdisc add dev eth0 root handle 1: mq
+for i in 1 2 3 4; do
+	nsx a tc qdisc add dev eth0 parent 1:$i qcn_rp max-rate 50mbit time-reset 10s jitter off
+done
+ktap_check "mq with four qcn_rp children" \
+	test "$(nsx a tc -j qdisc show dev eth0 | jq '[.[] | select(.kind == "qcn_rp")] | length')" = 4
+
+for p in $(seq 5000 5007); do
+	nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b "$p" \
+		-s 1000 -r 1000000 -t 20 > /dev/null
+done
+sleep 1
+# sum of one xstats field over the four instances
+sum() { nsx a tc -s -j qdisc show dev eth0 |
+	jq "[.[] | select(.kind == \"qcn_rp\") | .$1] | add"; }
+busy=$(nsx a tc -s -j qdisc show dev eth0 |
+	jq '[.[] | select(.kind == "qcn_rp" and .flows > 0)] | length')
+ktap_info "8 flows spread over $busy of 4 TX queues"
+ktap_check "the flows use more than one TX queue ($busy)" test "$busy" -gt 1
+
+nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
+	-u "$QCN_NET.1:5000,$QCN_NET.100:9000" -k 8 > /dev/null
+ktap_info "matched $(sum cnm_matched) unmatched $(sum cnm_unmatched) limiters $(sum limiters_created)"
+ktap_check "CNMs for 8 live flows: all matched, 8 limiters" \
+	test "$(sum cnm_matched)/$(sum cnm_unmatched)/$(sum limiters_created)" = "8/0/8"
+nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
+	-u "$QCN_NET.1:6000,$QCN_NET.100:9000" -k 2 > /dev/null
+ktap_check "CNMs for 2 flows never sent: counted once each, unmatched" \
+	test "$(sum cnm_rx)/$(sum cnm_unmatched)/$(sum limiters_created)" = "10/2/8"
+ktap_check "no kernel warnings" qcn_dmesg_clean
+ktap_finish
