@@ -4,10 +4,11 @@
 # (tools/testing/selftests/tc-testing of Debian's linux-source-6.1, unpacked
 # by scripts/setup) with its nsPlugin, one KTAP point per case:
 #   qcn_tdc.sh [FILE.json...]
-# Without arguments: tc-testing/qcn.json and qcn_class.json, every qcn and
-# qcn class option set and shown back, every bad value rejected with the
-# qdisc or class unchanged (qcn_tdc_rp.sh runs tc-testing/qcn_rp.json: the
-# two halves stay within the runner's per-test timeout in the emulator).
+# Without arguments: tc-testing/qcn.json, every qcn option set and shown
+# back, every bad value rejected with the qdisc unchanged.  qcn_tdc_class.sh
+# runs tc-testing/qcn_class.json (AF-QCN classes), qcn_tdc_rp.sh
+# tc-testing/qcn_rp.json: one file each keeps every run well within the
+# runner's per-test timeout in the emulator (~1 s per case there).
 #
 # tdc.py is found in $QCN_TDC_DIR, else in the UML build cache
 # ($QCN_CACHE/uml/src-VER/..., see scripts/uml/lib.sh).  It runs from a
@@ -24,7 +25,7 @@ qcn_require_cmd python3
 qcn_require_modules
 
 TESTS=("$@")
-[ $# -gt 0 ] || TESTS=("$QCN_TOP/selftests/tc-testing/qcn.json" "$QCN_TOP/selftests/tc-testing/qcn_class.json")
+[ $# -gt 0 ] || TESTS=("$QCN_TOP/selftests/tc-testing/qcn.json")
 
 find_tdc()
 {
