@@ -10,6 +10,8 @@ codec), for the decoder tests (cp_wireshark.sh):
     0, 1, 2, 30 and 64 (an IPv4/UDP header), with and without Ethernet
     padding;
   - a CNM of exactly its 24 fixed octets;
+  - CNMs behind an 802.1Q tag and behind 802.1ad + 802.1Q tags, and a
+    malformed one behind a tag;
   - CNMs the codec must reject, one per error, each at its boundary (23
     octets; MSDU length 65; an MSDU one octet short of its length) and two
     where two errors meet (the first check in the codec's order wins);
@@ -100,6 +102,11 @@ def main():
         if i < len(cnms) and i % 2 and len(f) < 60:
             f += bytes(60 - len(f))            # Ethernet padding on every other one
         frames.append(f)
+    tagged = cnm_pdu(20, cpid, -7, 7, 5, edst, udp[:64])
+    frames.append(hdr + struct.pack("!HHH", 0x8100, (5 << 13) | 100, ETH_P_CNM) + tagged)
+    frames.append(hdr + struct.pack("!HHHHH", 0x88A8, (1 << 13) | 200, 0x8100, 300, ETH_P_CNM)
+                  + tagged)
+    frames.append(hdr + struct.pack("!HHH", 0x8100, 42, ETH_P_CNM) + bad[2])
     n_cnm = len(frames)
     frames.append(hdr + struct.pack("!HHH", ETH_P_CNTAG, 0xBEEF, 0x0800) + udp[2:])
     frames.append(hdr + struct.pack("!HHH", ETH_P_CNTAG, 0x0001, 0x88B5) + bytes(46))

@@ -84,21 +84,36 @@ stop_captures()	# PID...
 	wait "$@" 2>/dev/null
 }
 
-# tshark -T fields -> cnm_dump's line format (cnm_dump.c), one per CNM
+# tshark -T fields -> cnm_dump's line format (cnm_dump.c), one per CNM:
+#   cnm src= dst= vlan=VID|none [pcp= tpid=] ver= qfb= cpid= qoff= qdelta=
+#   prio= edst= msdu_len= msdu= [inner=ipv4 isrc= idst= proto= sport= dport=
+#   ipcsum=], or bad src= dst= err= len= (octets from the CNM's EtherType on)
 FIELDS=()
 for f in eth.src eth.dst frame.len cnm.error cnm.version cnm.qfb cnm.cpid cnm.qoffset \
 	 cnm.qdelta cnm.prio cnm.encap_dst cnm.msdu_len cnm.msdu ip.src ip.dst ip.proto \
-	 udp.srcport udp.dstport tcp.srcport tcp.dstport ip.checksum.status; do
+	 udp.srcport udp.dstport tcp.srcport tcp.dstport ip.checksum.status \
+	 vlan.id vlan.priority eth.type ieee8021ad.id ieee8021ad.priority; do
 	FIELDS+=(-e "$f")
 done
 ts_lines()	# PCAP
 {
 	ts -n -o ip.check_checksum:TRUE -r "$1" -Y cnm -T fields "${FIELDS[@]}" |
 	awk -F'\t' '
-	$4 != "" { printf "bad src=%s dst=%s err=%s len=%d\n", $1, $2, $4, $3 - 14; next }
+	{	# VLAN tags: cnm_dump shows the outer one (tshark: an 802.1ad
+		# outer tag is ieee8021ad.*, 802.1Q ones vlan.*), decodes after all
+		tags = ($22 == "" ? 0 : split($22, vid, ",")) + ($25 == "" ? 0 : 1)
+		split($23, pcp, ",")
+		if ($25 != "")
+			vlan = sprintf("vlan=%s pcp=%s tpid=%s", $25, $26, $24)
+		else if (tags)
+			vlan = sprintf("vlan=%s pcp=%s tpid=%s", vid[1], pcp[1], $24)
+		else
+			vlan = "vlan=none"
+	}
+	$4 != "" { printf "bad src=%s dst=%s err=%s len=%d\n", $1, $2, $4, $3 - 14 - 4 * tags; next }
 	{
-		l = sprintf("cnm src=%s dst=%s ver=%s qfb=%s cpid=%s qoff=%s qdelta=%s prio=%s edst=%s msdu_len=%s msdu=%s",
-			    $1, $2, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		l = sprintf("cnm src=%s dst=%s %s ver=%s qfb=%s cpid=%s qoff=%s qdelta=%s prio=%s edst=%s msdu_len=%s msdu=%s",
+			    $1, $2, vlan, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		if ($14 != "") {
 			l = l sprintf(" inner=ipv4 isrc=%s idst=%s proto=%s", $14, $15, $16)
 			if ($17 != "")
@@ -170,7 +185,7 @@ ktap_check "tshark shows h2's IPv4/UDP stream (to port 5202) inside its CNMs" \
 	inner_ok 02:00:00:00:00:02 "$QCN_NET.2" 5202
 
 # --------------------------------------- crafted CNMs and CN-TAG frames
-capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9" ||
+capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9 or vlan" ||
 	ktap_skip_all "tcpdump does not start"
 p=$TB_LAST_PID
 out=$(nsx ca python3 "$QCN_TOP/selftests/cn_frames.py" eth0 \
@@ -189,8 +204,9 @@ ktap_check "tshark agrees with the codec on every field of the crafted CNMs" \
 	same "$TMP/craft.codec" "$TMP/craft.tshark" "crafted CNMs"
 errs=$(grep -o 'err=-[0-9]' "$TMP/craft.tshark" | sort -u | tr '\n' ' ')
 prios=$(grep -o ' prio=[0-7]' "$TMP/craft.tshark" | sort -u | wc -l)
-ktap_check "the crafted set covers every decoder error ($errs) and all 8 priorities" \
-	test "$errs" = "err=-1 err=-2 err=-3 err=-4 err=-5 " -a "$prios" -eq 8
+tagged=$(grep -c ' vlan=[0-9]' "$TMP/craft.tshark")
+ktap_check "the crafted set covers every decoder error ($errs), all 8 priorities, VLAN tags ($tagged)" \
+	test "$errs" = "err=-1 err=-2 err=-3 err=-4 err=-5 " -a "$prios" -eq 8 -a "$tagged" -eq 2
 
 ts -n -r "$TMP/craft.pcap" -Y cntag -T fields -e cntag.flowid -e cntag.etype \
 	-e ip.src -e ip.dst -e udp.srcport -e udp.dstport -e udp.length >"$TMP/cntag"
