@@ -9,8 +9,10 @@ codec), for the decoder tests (cp_wireshark.sh):
     qFb 0..63, cnmQOffset/cnmQDelta at -32768, -1, 0, 1, 32767, MSDU lengths
     0, 1, 2, 30 and 64 (an IPv4/UDP header), with and without Ethernet
     padding;
-  - CNMs the codec must reject, one per error and two where two errors meet
-    (the first check in the codec's order wins);
+  - a CNM of exactly its 24 fixed octets;
+  - CNMs the codec must reject, one per error, each at its boundary (23
+    octets; MSDU length 65; an MSDU one octet short of its length) and two
+    where two errors meet (the first check in the codec's order wins);
   - CN-TAG frames (EtherType 0x22E9): Flow ID 0xbeef + IPv4/UDP, and Flow ID
     0x0001 + EtherType 0x88b5 (local experimental: no dissector).
 

@@ -45,7 +45,7 @@ while IFS=$'\t' read -r what dir; do
 	*"Lua Plugins:") ;;
 	*) continue ;;
 	esac
-	dir=$(echo "$dir" | sed 's/^[[:space:]]*//')
+	dir=${dir#"${dir%%[![:space:]]*}"}
 	for f in "$dir"/*.lua; do
 		grep -qs 'Proto("cnm"' "$f" && installed=$f
 	done
@@ -70,9 +70,8 @@ PORT_MAC=$(ip -n "$TB-sw" -br link show dev sw-pr | awk '{print $3}')
 # it has not been handed yet.
 capture()
 {
-	local i
 	nsbg "$1" tcpdump -Z root -U --immediate-mode -n -i "$2" -w "$3" "$4" 2>"$3.log"
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q "listening on" "$3.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -86,13 +85,15 @@ stop_captures()	# PID...
 }
 
 # tshark -T fields -> cnm_dump's line format (cnm_dump.c), one per CNM
-FIELDS=(eth.src eth.dst frame.len cnm.error cnm.version cnm.qfb cnm.cpid cnm.qoffset
-	cnm.qdelta cnm.prio cnm.encap_dst cnm.msdu_len cnm.msdu ip.src ip.dst ip.proto
-	udp.srcport udp.dstport tcp.srcport tcp.dstport ip.checksum.status)
+FIELDS=()
+for f in eth.src eth.dst frame.len cnm.error cnm.version cnm.qfb cnm.cpid cnm.qoffset \
+	 cnm.qdelta cnm.prio cnm.encap_dst cnm.msdu_len cnm.msdu ip.src ip.dst ip.proto \
+	 udp.srcport udp.dstport tcp.srcport tcp.dstport ip.checksum.status; do
+	FIELDS+=(-e "$f")
+done
 ts_lines()	# PCAP
 {
-	ts -n -o ip.check_checksum:TRUE -r "$1" -Y cnm -T fields \
-		$(printf -- '-e %s ' "${FIELDS[@]}") |
+	ts -n -o ip.check_checksum:TRUE -r "$1" -Y cnm -T fields "${FIELDS[@]}" |
 	awk -F'\t' '
 	$4 != "" { printf "bad src=%s dst=%s err=%s len=%d\n", $1, $2, $4, $3 - 14; next }
 	{

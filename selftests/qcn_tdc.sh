@@ -4,10 +4,11 @@
 # (tools/testing/selftests/tc-testing of Debian's linux-source-6.1, unpacked
 # by scripts/setup) with its nsPlugin, one KTAP point per case:
 #   qcn_tdc.sh [FILE.json...]
-# Without arguments: tc-testing/qcn.json and qcn_class.json, every qcn and
-# qcn class option set and shown back, every bad value rejected with the
-# qdisc or class unchanged (qcn_tdc_rp.sh runs tc-testing/qcn_rp.json: the
-# two halves stay within the runner's per-test timeout in the emulator).
+# Without arguments: tc-testing/qcn.json, every qcn option set and shown
+# back, every bad value rejected with the qdisc unchanged.  qcn_tdc_class.sh
+# runs tc-testing/qcn_class.json (AF-QCN classes), qcn_tdc_rp.sh
+# tc-testing/qcn_rp.json: one file each keeps every run well within the
+# runner's per-test timeout in the emulator (~1 s per case there).
 #
 # tdc.py is found in $QCN_TDC_DIR, else in the UML build cache
 # ($QCN_CACHE/uml/src-VER/..., see scripts/uml/lib.sh).  It runs from a
@@ -24,7 +25,7 @@ qcn_require_cmd python3
 qcn_require_modules
 
 TESTS=("$@")
-[ $# -gt 0 ] || TESTS=("$QCN_TOP/selftests/tc-testing/qcn.json" "$QCN_TOP/selftests/tc-testing/qcn_class.json")
+[ $# -gt 0 ] || TESTS=("$QCN_TOP/selftests/tc-testing/qcn.json")
 
 find_tdc()
 {
@@ -39,7 +40,7 @@ find_tdc()
 	else	# the same default as scripts/uml/lib.sh
 		UML_CACHE="${QCN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/linux-qcn}/uml"
 	fi
-	for d in ${v:+"$UML_CACHE/src-$v"} $(ls -d "$UML_CACHE"/src-* 2>/dev/null | sort -rV); do
+	for d in ${v:+"$UML_CACHE/src-$v"} $(printf '%s\n' "$UML_CACHE"/src-* | sort -rV); do
 		d="$d/tools/testing/selftests/tc-testing"
 		[ -f "$d/tdc.py" ] && { echo "$d"; return; }
 	done
@@ -49,12 +50,13 @@ SRC=$(find_tdc)
 	ktap_skip_all "no tc-testing/tdc.py (scripts/setup unpacks linux-source-6.1; or set QCN_TDC_DIR)"
 
 # the case ids, in file order: one KTAP point each
-IDS=($(python3 -c '
+ids=$(python3 -c '
 import json, sys
 for f in sys.argv[1:]:
     for t in json.load(open(f)):
-        print(t["id"])' "${TESTS[@]}")) || ktap_skip_all "cannot read ${TESTS[*]}"
-[ ${#IDS[@]} -gt 0 ] || ktap_skip_all "no test cases in ${TESTS[*]}"
+        print(t["id"])' "${TESTS[@]}") || ktap_skip_all "cannot read ${TESTS[*]}"
+mapfile -t IDS <<<"$ids"
+[ -n "$ids" ] || ktap_skip_all "no test cases in ${TESTS[*]}"
 
 ktap_plan $((${#IDS[@]} + 2))
 qcn_dmesg_mark
