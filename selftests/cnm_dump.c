@@ -10,10 +10,10 @@
  * Linux cooked captures (tcpdump -i any: LINUX_SLL2, LINUX_SLL).
  *
  * Line format (key=value, for tests to assert on):
- *   cnm src=MAC dst=MAC vlan=VID|none [pcp=N tpid=HEX] ver=N qfb=N
+ *   cnm src=MAC dst=MAC [vlan=VID|none [pcp=N tpid=HEX]] ver=N qfb=N
  *       cpid=HEX16 qoff=N qdelta=N prio=N edst=MAC msdu_len=N msdu=HEX
  *       [inner=ipv4 isrc=IP idst=IP proto=N sport=N dport=N ipcsum=ok|bad]
- * vlan: the frame's outer 802.1Q/802.1ad tag as captured on IFACE (libpcap
+ * vlan (with -V): the frame's outer 802.1Q/802.1ad tag as captured on IFACE (libpcap
  * puts a tag the kernel took off, PACKET_AUXDATA, back in the frame; live
  * capture sees frames before a VLAN device on IFACE strips the tag).
  * A cooked capture has no destination MAC: dst=- there.  A frame the
@@ -43,8 +43,8 @@
 #define SNAPLEN		512	/* a CNM is at most 14 + 8 + 24 + 64 octets */
 
 static const char usage_text[] =
-"Usage: cnm_dump -i IFACE [-Q in|out|inout] [-t SECONDS] [-c COUNT]\n"
-"       cnm_dump -r FILE [-c COUNT]\n"
+"Usage: cnm_dump -i IFACE [-Q in|out|inout] [-t SECONDS] [-c COUNT] [-V]\n"
+"       cnm_dump -r FILE [-c COUNT] [-V]\n"
 "\n"
 "Prints one line per IEEE 802.1Qau CNM (ethertype 0x22E7), decoded with the\n"
 "project's codec (include/qcn/qcn_cnm.h):\n"
@@ -63,11 +63,15 @@ static const char usage_text[] =
 "  -r FILE      read a capture: pcap or pcapng, Ethernet or Linux cooked\n"
 "               (tcpdump -i any), as written by tcpdump, dumpcap or tshark\n"
 "  -c COUNT     stop after COUNT CNMs (good or bad)\n"
+"  -V           after dst=, the frame's outer VLAN tag: vlan=VID pcp=N\n"
+"               tpid=HEX, or vlan=none (live capture sees a tag before a\n"
+"               VLAN device on IFACE strips it)\n"
 "  -h, --help   this text\n"
 "Exit status: 0, 1 on a capture error (no such interface or file, an\n"
 "unsupported link type), 2 on bad usage.\n";
 
 static unsigned long n_cnm, n_bad, count;
+static int show_vlan;		/* -V */
 static volatile sig_atomic_t stop;
 static pcap_t *pc;
 
@@ -156,9 +160,9 @@ static void payload(const unsigned char *src, const unsigned char *dst,
 	printf("cnm");
 	print_mac("src", src);
 	print_mac("dst", dst);
-	if (tpid)
+	if (show_vlan && tpid)
 		printf(" vlan=%u pcp=%u tpid=0x%04x", tci & 0xfff, tci >> 13, tpid);
-	else
+	else if (show_vlan)
 		printf(" vlan=none");
 	printf(" ver=%u qfb=%u cpid=", m.version, m.qfb);
 	for (i = 0; i < 8; i++)
@@ -352,7 +356,7 @@ int main(int argc, char **argv)
 	char *end;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "i:r:t:c:Q:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:t:c:Q:Vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			ifname = optarg;
@@ -365,6 +369,9 @@ int main(int argc, char **argv)
 			seconds = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(seconds > 0))
 				usage_error("bad -t '%s' (seconds, e.g. 8 or 0.5)", optarg);
+			break;
+		case 'V':
+			show_vlan = 1;
 			break;
 		case 'c':
 			errno = 0;

@@ -83,9 +83,9 @@ ktap_check "qcn_rp on h1's eth0.10 (flow l4) and h2's eth0 (flow dst-mac)" test 
 nsx h2 tc qdisc add dev eth0 clsact &&
 nsx h2 tc filter add dev eth0 egress matchall action skbedit priority 3
 
-ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 6 >"$TMP/h1" &
+ip netns exec "$TB-h1" "$DUMP" -V -i eth0 -t 6 >"$TMP/h1" &
 d1=$!
-ip netns exec "$TB-h2" "$DUMP" -i eth0 -t 6 >"$TMP/h2" &
+ip netns exec "$TB-h2" "$DUMP" -V -i eth0 -t 6 >"$TMP/h2" &
 d2=$!
 sleep 0.5
 nsbg h1 "$SEND" -d $N10.100 -p 5201 -b 5001 -s 1200 -r 25000000 -t 4 >/dev/null
