@@ -84,7 +84,7 @@ stop_captures()	# PID...
 	wait "$@" 2>/dev/null
 }
 
-# tshark -T fields -> cnm_dump's line format (cnm_dump.c), one per CNM:
+# tshark -T fields -> cnm_dump -V's line format (cnm_dump.c), one per CNM:
 #   cnm src= dst= vlan=VID|none [pcp= tpid=] ver= qfb= cpid= qoff= qdelta=
 #   prio= edst= msdu_len= msdu= [inner=ipv4 isrc= idst= proto= sport= dport=
 #   ipcsum=], or bad src= dst= err= len= (octets from the CNM's EtherType on)
@@ -128,7 +128,7 @@ ts_lines()	# PCAP
 
 dump_lines()	# PCAP
 {
-	"$DUMP" -r "$1" | grep -E '^(cnm|bad) '
+	"$DUMP" -V -r "$1" | grep -E '^(cnm|bad) '
 }
 
 # same FILE1 FILE2 WHAT: equal and not empty, else the first differences
