@@ -34,12 +34,8 @@ find_tdc()
 		echo "$QCN_TDC_DIR"
 		return
 	fi
-	if [ -f "$QCN_TOP/scripts/uml/lib.sh" ]; then
-		. "$QCN_TOP/scripts/uml/lib.sh"
-		v=$(uml_source_version)
-	else	# the same default as scripts/uml/lib.sh
-		UML_CACHE="${QCN_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/linux-qcn}/uml"
-	fi
+	. "$QCN_TOP/scripts/uml/lib.sh"	# UML_CACHE, uml_source_version
+	v=$(uml_source_version)
 	for d in ${v:+"$UML_CACHE/src-$v"} $(printf '%s\n' "$UML_CACHE"/src-* | sort -rV); do
 		d="$d/tools/testing/selftests/tc-testing"
 		[ -f "$d/tdc.py" ] && { echo "$d"; return; }
