@@ -175,6 +175,7 @@ dkms_remove = if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(VERSION) 2>/dev/null)
 # the CNM / CN-TAG dissector (tools/wireshark/qcn.lua); for one user:
 # make install-wireshark WIRESHARK_LUA_DIR=~/.local/lib/wireshark/plugins
 install: install-wireshark
+uninstall: uninstall-wireshark
 install-wireshark:
 	install -d $(DESTDIR)$(WIRESHARK_LUA_DIR)
 	install -m 644 tools/wireshark/qcn.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/

@@ -32,7 +32,7 @@ static void explain(void)
 		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac, 0 .. 100 (default 50)\n"
 		"  mode         802.1Qau byte counter + timer, or QCN-T (timer only)\n"
 		"  qcnt-period  QCN-T timer period t, 100us .. 10s (default 2.4ms)\n"
-		"  limiters     most rate limiters at once, 1 .. 65536 (default 1024)\n"
+		"  limiters     most rate limiters at once, 1 .. 65535 (default 1024)\n"
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
 		"  limit        total backlog, 1 .. 1073741824 bytes (default 4mb = 4194304)\n"
 		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
