@@ -33,7 +33,11 @@ nsx a tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 20kb latency 2s
 nsx a tc qdisc add dev eth0 parent 1:1 handle 2: qcn_rp max-rate 100mbit \
 	time-reset 100ms jitter off
 nsbg b "$SINK" 9000 100 9 > "$tmp/sink"
-nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b 5000 \
+# the sender on one CPU: veth hands each packet to the backlog of the CPU
+# that sends it, so packets leaving from two CPUs (the sender's context and
+# a qdisc watchdog on the other) can swap at the receiver whatever the qdisc
+# does; the test is about the order qcn_rp sends in
+nsbg a taskset -c 0 "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b 5000 \
 	-s 1400 -r 40000000 -B 1000000 -t 7 > /dev/null
 sleep 1
 # a CNM each 300 ms: the limiter recovers in ~1 s with time-reset 100ms,
