@@ -81,7 +81,13 @@
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
 #define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
-#define QCN_PACE_SLACK		(2 * NSEC_PER_MSEC)	/* pacing: timer latency */
+/*
+ * Pacing debt kept across a late watchdog: a port emulated on a loaded host
+ * (or in an emulator, descheduled for milliseconds) keeps its long-run rate
+ * exact and sends what it owes; longer gaps count as idle.  10 ms is 12.5 KB
+ * at 10 Mbit/s and more than a default 150 KB queue at 1 Gbit/s.
+ */
+#define QCN_PACE_SLACK		(10 * NSEC_PER_MSEC)
 /*
  * Pacing: the watchdog may fire up to this late (as fq's timer_slack), so
  * that one wake-up serves a few frames (4 of 1514 bytes at 500 Mbit/s)
