@@ -43,12 +43,11 @@ DUR=11			# per phase; the window is [3 s, 9 s]
 # window CSV: "kbit/s packets drops" at the port over the sampled window
 window()
 {
-	awk -F, '
-		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["kind"] == "qcn" {
-			if (!n++) { t0 = $c["t_ms"]; b0 = $c["bytes"]; p0 = $c["packets"]; d0 = $c["tail_drops"] }
-			t = $c["t_ms"]; b = $c["bytes"]; p = $c["packets"]; d = $c["tail_drops"] }
-		END { printf "%d %d %d\n", (t > t0 ? (b - b0) * 8 / (t - t0) : 0), p - p0, d - d0 }' "$1"
+	qcnstat_cols "$1" kind t_ms bytes packets tail_drops |
+		awk -F'\t' '$1 == "qcn" {
+			if (!n++) { t0 = $2; b0 = $3; p0 = $4; d0 = $5 }
+			t = $2; b = $3; p = $4; d = $5 }
+		END { printf "%d %d %d\n", (t > t0 ? (b - b0) * 8 / (t - t0) : 0), p - p0, d - d0 }'
 }
 
 # phase NAME N KIND: N flows for DUR s, the port sampled every 10 ms in
@@ -72,17 +71,9 @@ phase()
 	read -r "${name}_kbps" "${name}_pkts" "${name}_drops" <<<"$w"
 	eval "${name}_q=\"$(fast_queue_stats "$tmp/$name.csv")\""
 	eval "${name}_full=$(qs_col "$tmp/$name.csv" backlog | awk -v l=$((LIMIT - FAST_MTU - 14)) '$1 >= l { n++ } END { print n + 0 }')"
-	tb_cleanup_pids
+	fast_wait
 }
 
-tb_cleanup_pids()
-{
-	local p
-	for p in "${__tb_pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	__tb_pids=()
-}
 
 # one testbed per flow count; the port rate changes between cases
 check_case()

@@ -50,12 +50,20 @@ fast_goodput()
 }
 
 # qs_col CSV NAME: values of qcnstat's column NAME for qdisc kind qcn
-# (columns found by their header, not by position)
+# (lib.sh's qcnstat_cols: columns by header name, RFC 4180 quoting)
 qs_col()
 {
-	awk -F, -v name="$2" '
-		NR == 1 { for (i = 1; i <= NF; i++) { if ($i == name) c = i; if ($i == "kind") k = i }; next }
-		c && $k == "qcn" { print $c }' "$1"
+	qcnstat_cols "$1" kind "$2" | awk -F'\t' '$1 == "qcn" { print $2 }'
+}
+
+# fast_wait: wait for the background processes started with nsbg
+fast_wait()
+{
+	local p
+	for p in "${__tb_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	__tb_pids=()
 }
 
 # fast_queue_stats CSV: "mean p10 p50 p99 max n" of the qcn backlog samples
