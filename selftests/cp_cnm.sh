@@ -31,10 +31,10 @@ cnm_total()
 	qdisc_json sw sw-pr | jq -r '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples'
 }
 
-# udp HOST RATE SECONDS PORT: iperf3 UDP client in the background
+# udp HOST RATE SECONDS PORT: a paced UDP flow of 1200-byte datagrams
 udp()
 {
-	nsbg "$1" iperf3 -c "$QCN_NET.100" -u -b "$2" -t "$3" -l 1200 -p "$4" >/dev/null 2>&1
+	udp_flow "$1" "$2" "$3" "$4" 1200
 }
 
 server()
@@ -61,8 +61,8 @@ p1=$!
 ip netns exec "$TB-h2" "$DUMP" -i eth0 -t 8 >"$TMP/h2" &
 p2=$!
 sleep 0.5
-udp h1 40M 5 5201
-udp h2 40M 5 5202
+udp h1 40mbit 5 5201
+udp h2 40mbit 5 5202
 # xstats are one snapshot (taken under the root lock): while CNMs flow,
 # every dump has CNMs sent + failed + skipped <= samples, and the qFb
 # histogram counts exactly the CNMs sent
@@ -159,7 +159,7 @@ cp_fresh limit 150000 rate 30mbit
 ip netns exec "$TB-h1" "$DUMP" -i eth0 -t 6 >"$TMP/mild" &
 p1=$!
 sleep 0.3
-udp h1 34M 5 5201
+udp h1 34mbit 5 5201
 wait "$p1"
 mild=$(mean_qfb "$TMP/mild")
 ktap_info "mean qFb x10: 34 Mbit/s offered $mild, 2 x 40 Mbit/s offered $heavy"
@@ -169,7 +169,7 @@ ktap_check "qFb rises with the overload" test "$heavy" -gt "$mild"
 # a standing queue drained at 2 Mbit/s with no arrivals: keep-alive samples
 sleep 1
 cp_fresh limit 100000 rate 2mbit keepalive 10ms
-udp h1 20M 1 5201
+udp h1 20mbit 1 5201
 wait "$TB_LAST_PID"
 sleep 0.6
 ka=$(xst keepalive_samples)

@@ -23,9 +23,9 @@ nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 20M -t 60 -l 1200 -p 5201 >/dev/null 2>&1
+udp_flow h1 20mbit 60 5201 1200
 c1=$TB_LAST_PID
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 10M -t 60 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h2 10mbit 60 5202 1200
 c2=$TB_LAST_PID
 sleep 1.5
 bad=0 steps=0 full=0

@@ -17,8 +17,8 @@ nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 sleep 0.5
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
 	sample occupancy keepalive 1ms
-nsbg h1 iperf3 -c "$QCN_NET.100" -u -b 40M -t 9 -l 1200 -p 5201 >/dev/null 2>&1
-nsbg h2 iperf3 -c "$QCN_NET.100" -u -b 40M -t 9 -l 1200 -p 5202 >/dev/null 2>&1
+udp_flow h1 40mbit 9 5201 1200
+udp_flow h2 40mbit 9 5202 1200
 sleep 2
 cnms=$(qdisc_json sw sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
 ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
