@@ -43,6 +43,11 @@
 #define TC_QCN_RP_MAX_MIN_DEC	100		/* percent */
 #define TC_QCN_RP_MAX_LIMITERS	65535		/* class minors 1..0xffff */
 #define TC_QCN_RP_MAX_LIMIT	(1U << 30)	/* bytes */
+#define TC_QCN_MAX_FB_PERIOD	65535		/* signed feedback: 1 in N arrivals */
+#define TC_QCN_AP_ONE		1000000000U	/* N-AIMD gains: parts per 10^9 */
+#define TC_QCN_RP_MAX_GAIN	1000000000U	/* G_i, G_d <= 1 */
+#define TC_QCN_RP_MAX_AP_PKTS	1000000
+#define TC_QCN_RP_MAX_FB_UNIT	65535		/* bytes */
 
 /* ---------------------------------------------------------------- qcn */
 
@@ -60,6 +65,22 @@ enum tc_qcn_sched {
 	__TC_QCN_SCHED_MAX,
 };
 #define TC_QCN_SCHED_MAX (__TC_QCN_SCHED_MAX - 1)
+
+/*
+ * What a sample sends.  QCN: a CNM only when Fb < 0, arrivals sampled
+ * every |Fb|-dependent interval of bytes (802.1Qau).  SIGNED: the N-AIMD
+ * CP of the Averaging Principle case study (Alizadeh et al., eq. 14):
+ * every arrival is sampled with probability 1/fb_period and a CNM goes to
+ * the culprit whatever the sign of Fb; qFb is 0 for Fb >= 0, and the
+ * cnmQOffset/cnmQDelta fields let the RP (qcn_rp mode n-aimd) compute
+ * the signed Fb.
+ */
+enum tc_qcn_feedback {
+	TC_QCN_FEEDBACK_QCN,
+	TC_QCN_FEEDBACK_SIGNED,
+	__TC_QCN_FEEDBACK_MAX,
+};
+#define TC_QCN_FEEDBACK_MAX (__TC_QCN_FEEDBACK_MAX - 1)
 
 enum {
 	TCA_QCN_UNSPEC,
@@ -79,6 +100,8 @@ enum {
 	TCA_QCN_AF_ACTIVE,	/* u32: active_thresh, bytes per Ts */
 	TCA_QCN_PAD,
 	TCA_QCN_MEMORY_LIMIT,	/* u32: queued skbs' truesize limit, bytes */
+	TCA_QCN_FEEDBACK,	/* u8: enum tc_qcn_feedback */
+	TCA_QCN_FB_PERIOD,	/* u32: signed feedback samples 1 in N arrivals */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -112,6 +135,7 @@ struct tc_qcn_xstats {
 	__u64	drops_overmemory;	/* dropped at memory_limit */
 	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
 	__u32	pad;
+	__u64	cnm_positive;		/* signed feedback: CNMs with Fb >= 0 */
 };
 
 struct tc_qcn_class_xstats {
@@ -131,6 +155,8 @@ struct tc_qcn_class_xstats {
 enum tc_qcn_rp_mode {
 	TC_QCN_RP_MODE_QCN,		/* byte counter + timer (802.1Qau) */
 	TC_QCN_RP_MODE_QCNT,		/* QCN-T: one timer of period t */
+	TC_QCN_RP_MODE_NAIMD,		/* N-AIMD, eq. 14: signed Fb from the CNM */
+	TC_QCN_RP_MODE_AP_NAIMD,	/* N-AIMD + the Averaging Principle */
 	__TC_QCN_RP_MODE_MAX,
 };
 #define TC_QCN_RP_MODE_MAX (__TC_QCN_RP_MODE_MAX - 1)
@@ -163,6 +189,12 @@ enum {
 	TCA_QCN_RP_PAD,
 	TCA_QCN_RP_FLOW_LIMIT,	/* u32: packets queued per limiter */
 	TCA_QCN_RP_MEMORY_LIMIT, /* u32: queued skbs' truesize, bytes */
+	TCA_QCN_RP_NAIMD_GI,	/* u32: N-AIMD G_i, parts per 10^9 */
+	TCA_QCN_RP_NAIMD_RU,	/* u64: N-AIMD R_u, bytes/s */
+	TCA_QCN_RP_NAIMD_GD,	/* u32: N-AIMD G_d, parts per 10^9 */
+	TCA_QCN_RP_FB_UNIT,	/* u32: bytes per unit of Fb (eq. 14) */
+	TCA_QCN_RP_AP_PKTS,	/* u32: AP: average after N packets (T/2) */
+	TCA_QCN_RP_W_EXP,	/* s32: the CPs' w = 2^W_EXP, to rebuild Fb */
 	__TCA_QCN_RP_MAX
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
@@ -190,6 +222,8 @@ struct tc_qcn_rp_xstats {
 	__u64	memory_drops;		/* memory_limit reached */
 	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
 	__u32	pad;
+	__u64	cnm_positive;		/* n-aimd: CNMs with Fb >= 0 (increase) */
+	__u64	ap_steps;		/* ap-n-aimd: averaging steps taken */
 };
 
 enum tc_qcn_rp_state {
