@@ -9,7 +9,8 @@
  *   offered to the qcn_rp instances of the device they arrived on (one
  *   per TX queue under mq), found in a per-netns RCU list (no global lock
  *   on the packet path).  They are decoded by include/qcn/qcn_cnm.h;
- *   malformed, group-addressed and qFb 0 ones are counted, dropped.
+ *   malformed, group-addressed and qFb 0 ones are counted, dropped
+ *   (qFb 0 is taken in the N-AIMD modes, below).
  * - Flows (`flow l4|l3|dst-mac`) are tracked in a bounded hash table when
  *   they send; an entry idle for RP_FLOW_AGE is forgotten.  A CNM's
  *   encapsulated destination MAC + MSDU is classified by the same code
@@ -19,6 +20,12 @@
  * - The first CNM for a flow installs a limiter (at most `limiters`) that
  *   runs the RP core, include/qcn/qcn_rp.h.  When CR is back at the max
  *   rate the core releases it and the flow is unlimited again.
+ * - `mode n-aimd|ap-n-aimd`: the Averaging Principle case study
+ *   (include/qcn/qcn_ap.h, eq. 14) against a CP with `feedback signed`:
+ *   the signed Fb is rebuilt from the CNM's cnmQOffset/cnmQDelta with
+ *   the CPs' w; Fb < 0 installs a limiter, Fb >= 0 raises an installed
+ *   one; AP-N-AIMD averages CR with TR ap_packets frames after a
+ *   feedback.  No counters, no timer.
  * - Unlimited flows go through a FIFO, undelayed.  Limited flows have
  *   their own queue, ordered by next departure time in an rbtree (as in
  *   sch_fq), paced exactly at CR; a qdisc_watchdog wakes the device; the
@@ -451,6 +458,14 @@ static void rp_limiter_plan(struct rp_sched *q, struct rp_limiter *lim)
 	u64 at = rp.timer_expiry_ns;
 	int i;
 
+	/* N-AIMD limiters have no timer: only feedback and packets move them */
+	if (qcn_rp_signed(&q->p)) {
+		if (!RB_EMPTY_NODE(&lim->wake_node)) {
+			rb_erase(&lim->wake_node, &q->wake);
+			RB_CLEAR_NODE(&lim->wake_node);
+		}
+		return;
+	}
 	for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
 		at = rp.timer_expiry_ns;
 		qcn_rp_timer(&rp, &q->p, at, get_random_u32());
@@ -524,12 +539,16 @@ static struct rp_limiter *rp_limiter_touch(struct rp_sched *q,
  */
 static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 {
+	bool sgn = qcn_rp_signed(&q->p);
 	struct tc_qcn_rp_flow_key key;
 	struct rp_limiter *lim;
 	struct rp_flow *f;
+	s64 fb = 0;
 	u64 now;
 	u32 h;
 
+	if (!m->qfb && !sgn)
+		return false;	/* counted as cnm_qfb0 (rp_cnm_rcv()) */
 	rp_key(q->flow_kind, m->dst, m->msdu, m->msdu_len, m->prio, &key);
 	h = rp_hash(q, &key);
 	f = rp_flow_find(q, &key, h);
@@ -539,6 +558,14 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 	q->st.cnm_matched++;
 	now = ktime_get_ns();
 	lim = rp_limiter_touch(q, f->lim, now);
+	if (sgn) {
+		/* N-AIMD: the signed Fb, eq. (1) rebuilt from the CNM */
+		fb = qcn_cnm_fb(m, q->p.w_exp);
+		if (fb >= 0)
+			q->st.cnm_positive++;
+		if (!lim && fb >= 0)
+			return true;	/* a flow at line rate: nothing to raise */
+	}
 	if (!lim) {
 		if (q->nlim >= q->max_limiters) {
 			q->st.limiters_refused++;
@@ -562,7 +589,15 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 		f->lim = lim;
 	}
 	lim->cnm_rx++;
-	qcn_rp_cnm(&lim->rp, &q->p, m->qfb, now, get_random_u32());
+	if (sgn) {
+		if (qcn_rp_feedback(&lim->rp, &q->p, fb) == QCN_RP_EV_RELEASE) {
+			rp_limiter_free(q, lim);
+			q->st.limiters_released++;
+			return true;
+		}
+	} else {
+		qcn_rp_cnm(&lim->rp, &q->p, m->qfb, now, get_random_u32());
+	}
 	rp_limiter_plan(q, lim);
 	return true;
 }
@@ -618,10 +653,11 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		 qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK)
 		v = RP_CNM_MALFORMED;
 	/*
-	 * qFb 0 reports no congestion: no CP sends one (a sample with
-	 * Fb >= 0 sends nothing) and the public RP models discard it.
+	 * qFb 0 reports no congestion: no 802.1Qau CP sends one (a sample
+	 * with Fb >= 0 sends nothing) and the public RP models discard it.
 	 * Acting on it would install a limiter at line rate and reset the
-	 * counters of a recovering one.
+	 * counters of a recovering one.  The N-AIMD modes take it: a CP
+	 * with signed feedback reports Fb >= 0 so (rp_cnm()).
 	 */
 	else if (!m.qfb)
 		v = RP_CNM_QFB0;
@@ -634,7 +670,7 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 			continue;
 		if (!first)
 			first = q;
-		if (v != RP_CNM_VALID)
+		if (v != RP_CNM_VALID && v != RP_CNM_QFB0)
 			break;
 		spin_lock(&q->lock);
 		taken = !q->dead && rp_cnm(q, &m);
@@ -644,6 +680,8 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	if (first && !taken) {
 		spin_lock(&first->lock);
+		if (v == RP_CNM_QFB0 && qcn_rp_signed(&first->p))
+			v = RP_CNM_VALID;	/* a signed CNM nobody sent to */
 		if (!first->dead)
 			rp_cnm_count(first, v);
 		spin_unlock(&first->lock);
@@ -794,6 +832,7 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 {
 	struct sk_buff *skb = lim->head;
 	u32 len = qdisc_pkt_len(skb);
+	enum qcn_rp_event ev;
 	u64 base;
 
 	rp_sched_remove(q, lim);
@@ -809,7 +848,10 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 	base = lim->time_next + RP_CATCHUP_NS < now ? now : lim->time_next;
 	lim->time_next = base + qcn_rp_tx_time_ns(&lim->rp, len);
 
-	if (qcn_rp_tx(&lim->rp, &q->p, len, get_random_u32()) == QCN_RP_EV_INCREASE)
+	ev = qcn_rp_tx(&lim->rp, &q->p, len, get_random_u32());
+	if (ev != QCN_RP_EV_NONE && qcn_rp_signed(&q->p))
+		q->st.ap_steps++;	/* AP-N-AIMD: the averaging step */
+	if (ev == QCN_RP_EV_INCREASE)
 		while (qcn_rp_tx(&lim->rp, &q->p, 0, get_random_u32()) ==
 		       QCN_RP_EV_INCREASE)
 			;
@@ -1026,6 +1068,18 @@ static struct netlink_range_validation rp_threshold_range = {
 	.min = 1, .max = TC_QCN_RP_MAX_THRESHOLD,
 };
 
+static struct netlink_range_validation rp_gain_range = {
+	.min = 0, .max = TC_QCN_RP_MAX_GAIN,
+};
+
+static struct netlink_range_validation rp_ap_pkts_range = {
+	.min = 1, .max = TC_QCN_RP_MAX_AP_PKTS,
+};
+
+static struct netlink_range_validation rp_fb_unit_range = {
+	.min = 1, .max = TC_QCN_RP_MAX_FB_UNIT,
+};
+
 static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_MAX_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate_range),
 	[TCA_QCN_RP_GD]		 = NLA_POLICY_MAX(NLA_U32, QCN_RP_MAX_GD_SHIFT),
@@ -1044,6 +1098,13 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_JITTER]	 = NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_QCN_RP_FLOW_LIMIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_pos_range),
 	[TCA_QCN_RP_MEMORY_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_memory_range),
+	[TCA_QCN_RP_NAIMD_GI]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_gain_range),
+	[TCA_QCN_RP_NAIMD_RU]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
+	[TCA_QCN_RP_NAIMD_GD]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_gain_range),
+	[TCA_QCN_RP_FB_UNIT]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_fb_unit_range),
+	[TCA_QCN_RP_AP_PKTS]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_ap_pkts_range),
+	[TCA_QCN_RP_W_EXP]	 = NLA_POLICY_RANGE(NLA_S32, QCN_CP_W_EXP_MIN,
+						    QCN_CP_W_EXP_MAX),
 };
 
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1054,6 +1115,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_rp_params p;
 	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
+	bool mode_changed;
 	u8 kind;
 	int err;
 
@@ -1108,6 +1170,18 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		flow_limit = nla_get_u32(tb[TCA_QCN_RP_FLOW_LIMIT]);
 	if (tb[TCA_QCN_RP_MEMORY_LIMIT])
 		memory_limit = nla_get_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]);
+	if (tb[TCA_QCN_RP_NAIMD_GI])
+		p.naimd_gi = nla_get_u32(tb[TCA_QCN_RP_NAIMD_GI]);
+	if (tb[TCA_QCN_RP_NAIMD_RU])
+		p.naimd_ru = nla_get_u64(tb[TCA_QCN_RP_NAIMD_RU]) * 8;
+	if (tb[TCA_QCN_RP_NAIMD_GD])
+		p.naimd_gd = nla_get_u32(tb[TCA_QCN_RP_NAIMD_GD]);
+	if (tb[TCA_QCN_RP_FB_UNIT])
+		p.fb_unit = nla_get_u32(tb[TCA_QCN_RP_FB_UNIT]);
+	if (tb[TCA_QCN_RP_AP_PKTS])
+		p.ap_pkts = nla_get_u32(tb[TCA_QCN_RP_AP_PKTS]);
+	if (tb[TCA_QCN_RP_W_EXP])
+		p.w_exp = nla_get_s32(tb[TCA_QCN_RP_W_EXP]);
 
 	if (p.min_rate > p.max_rate) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
@@ -1116,8 +1190,11 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 
 	sch_tree_lock(sch);
 	spin_lock_bh(&q->lock);
+	mode_changed = p.mode != q->p.mode;
 	q->p = p;
 	list_for_each_entry(lim, &q->limiters, list) {
+		if (mode_changed)
+			break;		/* all released below */
 		if (lim->rp.cr > p.max_rate)
 			lim->rp.cr = p.max_rate;
 		rp_limiter_plan(q, lim);	/* the new parameters' pace */
@@ -1126,8 +1203,12 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->flow_limit, flow_limit);
 	WRITE_ONCE(q->memory_limit, memory_limit);
 	WRITE_ONCE(q->max_limiters, max_limiters);
-	if (kind != q->flow_kind) {
-		/* keys change meaning: every flow starts over, unlimited */
+	/*
+	 * keys change meaning, or the limiters' state does (a QCN limiter
+	 * has counters and a timer, an N-AIMD one neither): every flow
+	 * starts over, unlimited
+	 */
+	if (kind != q->flow_kind || mode_changed) {
 		while (!list_empty(&q->limiters)) {
 			lim = list_first_entry(&q->limiters, struct rp_limiter, list);
 			rp_limiter_free(q, lim);
@@ -1266,7 +1347,13 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_RP_LIMIT, limit) ||
 	    nla_put_u8(skb, TCA_QCN_RP_JITTER, p.jitter) ||
 	    nla_put_u32(skb, TCA_QCN_RP_FLOW_LIMIT, flow_limit) ||
-	    nla_put_u32(skb, TCA_QCN_RP_MEMORY_LIMIT, memory_limit))
+	    nla_put_u32(skb, TCA_QCN_RP_MEMORY_LIMIT, memory_limit) ||
+	    nla_put_u32(skb, TCA_QCN_RP_NAIMD_GI, p.naimd_gi) ||
+	    nla_put_u64_64bit(skb, TCA_QCN_RP_NAIMD_RU, p.naimd_ru / 8, TCA_QCN_RP_PAD) ||
+	    nla_put_u32(skb, TCA_QCN_RP_NAIMD_GD, p.naimd_gd) ||
+	    nla_put_u32(skb, TCA_QCN_RP_FB_UNIT, p.fb_unit) ||
+	    nla_put_u32(skb, TCA_QCN_RP_AP_PKTS, p.ap_pkts) ||
+	    nla_put_s32(skb, TCA_QCN_RP_W_EXP, p.w_exp))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -17,6 +17,14 @@
  *   two-samples two occupancy draws A and B; the one whose flow has the
  *		 larger path-congestion index wins, ties to B (Algorithm 1)
  *
+ * feedback signed: the N-AIMD CP of the Averaging Principle case study
+ * (Alizadeh et al., section "The Averaging Principle", eq. 14;
+ * include/qcn/qcn_ap.h): every arrival is sampled with probability
+ * 1/fb_period (the paper: 1 %), and every sample sends a CNM to the
+ * culprit whatever the sign of Fb (qFb 0 for Fb >= 0); the RP (qcn_rp
+ * mode n-aimd|ap-n-aimd) rebuilds the signed Fb from cnmQOffset and
+ * cnmQDelta.  AF-QCN, which rewrites qFb, is not combined with it.
+ *
  * Path-congestion index (two-samples): the largest normalized fill level
  * backlog/limit (qcn_culprit_fill_level(), 1/65536 units) of the qcn
  * instances of this network namespace that a frame of the flow (same
@@ -68,6 +76,7 @@
 #include <net/sch_generic.h>
 #include <net/qcn_gso.h>
 
+#include <qcn/qcn_ap.h>
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
 #include <qcn/qcn_cnm.h>
@@ -136,6 +145,7 @@ struct qcn_cnm_req {
 	u8	qfb;
 	u8	mode;			/* enum tc_qcn_sample actually used */
 	u8	pdu_len;
+	bool	positive;		/* signed feedback with Fb >= 0 */
 	__be16	vlan_proto;		/* the culprit's tag TPID, 0: untagged */
 	u16	vid;			/* and its VID */
 	int	ifindex;		/* the culprit's input device */
@@ -164,6 +174,8 @@ struct qcn_sched_data {
 	u8		sample;		/* enum tc_qcn_sample */
 	u16		cpid;
 	u32		keepalive;	/* us, 0: off */
+	u8		feedback;	/* enum tc_qcn_feedback */
+	u32		fb_period;	/* signed: 1 in fb_period arrivals sampled */
 	struct qcn_cp_params cp_params;
 
 	struct qcn_flow	*flows;		/* QCN_FLOWS; FIFO uses flows[0] */
@@ -683,6 +695,8 @@ static void qcn_cnm_work(struct work_struct *work)
 		} else {
 			q->stats.cnm_sent[req.mode]++;
 			q->stats.qfb_hist[req.qfb >> 3]++;
+			if (req.positive)
+				q->stats.cnm_positive++;
 		}
 		spin_unlock_bh(&q->cnm_lock);
 		cond_resched();
@@ -691,11 +705,17 @@ static void qcn_cnm_work(struct work_struct *work)
 
 /* ------------------------------------------------------------- sampling */
 
-/* A sampling instant (arrival NULL: keep-alive).  Under the qdisc lock. */
+/*
+ * A sampling instant (arrival NULL: keep-alive).  Under the qdisc lock.
+ * Standard feedback sends a CNM for Fb < 0 only (AF-QCN may turn it into
+ * a CNM of its own, qcn_af_feedback()); signed feedback (N-AIMD,
+ * include/qcn/qcn_ap.h) sends one whatever the sign, qFb 0 for Fb >= 0.
+ */
 static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 			struct sk_buff *arrival)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
+	bool sgn = READ_ONCE(q->feedback) == TC_QCN_FEEDBACK_SIGNED;
 	u8 mode = READ_ONCE(q->sample);
 	struct qcn_cnm_req req;
 	struct sk_buff *culprit;
@@ -709,24 +729,27 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	q->stats.last_qfb = s->qfb;
 
 	qfb = s->congested ? s->qfb : 0;
-	if (!qfb && !qcn_af_enabled(q->af))
+	if (!qfb && !sgn && !qcn_af_enabled(q->af))
 		return;
 
 	culprit = qcn_culprit(sch, &mode, arrival);
 	if (!culprit || qcn_cb(culprit)->is_cnm) {
-		if (qfb)
+		if (qfb || sgn)
 			q->stats.cnm_skipped++;
 		return;
 	}
 	handle = qcn_cb(culprit)->af_handle;
-	qfb = qcn_af_feedback(q->af, handle, qfb);
-	if (!qfb)
-		return;
+	if (!sgn) {
+		qfb = qcn_af_feedback(q->af, handle, qfb);
+		if (!qfb)
+			return;
+	}
 	if (!qcn_cnm_build(sch, culprit, s, qfb, &req)) {
 		q->stats.cnm_skipped++;
 		return;
 	}
 	req.mode = mode;
+	req.positive = !s->congested;
 	if (qcn_cnm_queue(q, &req))
 		qcn_af_cnm_sent(q->af, handle);
 }
@@ -820,10 +843,17 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 					      ns_to_ktime(q->ka_ref + (u64)ka * NSEC_PER_USEC),
 					      HRTIMER_MODE_ABS_SOFT);
 		}
-		/* qcn_cp_arrival() uses the draw only at a sampling instant */
-		rnd = q->cp.countdown <= len ? get_random_u32() : 0;
-		if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
-			qcn_sampled(sch, &s, skb);
+		if (q->feedback == TC_QCN_FEEDBACK_SIGNED) {
+			/* N-AIMD: each arrival sampled with probability 1/T */
+			if (qcn_naimd_cp_arrival(&q->cp, &q->cp_params, q->fb_period,
+						 q->backlog, get_random_u32(), &s))
+				qcn_sampled(sch, &s, skb);
+		} else {
+			/* qcn_cp_arrival() uses the draw only at a sampling instant */
+			rnd = q->cp.countdown <= len ? get_random_u32() : 0;
+			if (qcn_cp_arrival(&q->cp, &q->cp_params, len, q->backlog, rnd, &s))
+				qcn_sampled(sch, &s, skb);
+		}
 	}
 	if (drop || over_memory) {
 		if (drop)
@@ -971,6 +1001,10 @@ static struct netlink_range_validation qcn_af_active_range = {
 	.min = 0, .max = TC_QCN_MAX_SIZE,
 };
 
+static struct netlink_range_validation qcn_fb_period_range = {
+	.min = 1, .max = TC_QCN_MAX_FB_PERIOD,
+};
+
 static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 	[TCA_QCN_RATE]		= NLA_POLICY_FULL_RANGE(NLA_U64, &qcn_rate_range),
@@ -988,6 +1022,8 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_AF_BETA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_frac_range),
 	[TCA_QCN_AF_ACTIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_active_range),
 	[TCA_QCN_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
+	[TCA_QCN_FEEDBACK]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_FEEDBACK_MAX),
+	[TCA_QCN_FB_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_fb_period_range),
 };
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
@@ -998,8 +1034,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int dropped = 0, dropped_len = 0;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
-	bool was_two, indexed;
-	u8 sched;
+	bool was_two, indexed, af;
+	u8 sched, feedback;
 	int err;
 
 	if (!opt) {
@@ -1017,6 +1053,14 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		p.w_exp = nla_get_s32(tb[TCA_QCN_W_EXP]);
 	if (tb[TCA_QCN_INTERVAL])
 		p.interval = nla_get_u32(tb[TCA_QCN_INTERVAL]);
+	feedback = tb[TCA_QCN_FEEDBACK] ? nla_get_u8(tb[TCA_QCN_FEEDBACK]) :
+					  q->feedback;
+	af = tb[TCA_QCN_AF] ? nla_get_u8(tb[TCA_QCN_AF]) : qcn_af_enabled(q->af);
+	if (feedback == TC_QCN_FEEDBACK_SIGNED && af) {
+		NL_SET_ERR_MSG(extack,
+			       "qcn: feedback signed (N-AIMD) does not combine with AF-QCN");
+		return -EINVAL;
+	}
 
 	sch_tree_lock(sch);
 	was_two = q->sample == TC_QCN_SAMPLE_TWO;
@@ -1033,6 +1077,9 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->keepalive, nla_get_u32(tb[TCA_QCN_KEEPALIVE]));
 	if (tb[TCA_QCN_CPID])
 		WRITE_ONCE(q->cpid, nla_get_u16(tb[TCA_QCN_CPID]));
+	WRITE_ONCE(q->feedback, feedback);
+	if (tb[TCA_QCN_FB_PERIOD])
+		WRITE_ONCE(q->fb_period, nla_get_u32(tb[TCA_QCN_FB_PERIOD]));
 	WRITE_ONCE(q->cp_params.qeq, p.qeq);
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
@@ -1097,6 +1144,8 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	q->sched = TC_QCN_SCHED_FIFO;
 	q->sample = TC_QCN_SAMPLE_ARRIVAL;
 	q->quantum = psched_mtu(qdisc_dev(sch));
+	q->feedback = TC_QCN_FEEDBACK_QCN;
+	q->fb_period = QCN_AP_DEF_PERIOD;
 	qcn_cp_params_default(&q->cp_params);
 
 	if (opt) {
@@ -1143,7 +1192,9 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_QCN_SAMPLE, READ_ONCE(q->sample)) ||
 	    nla_put_u32(skb, TCA_QCN_KEEPALIVE, READ_ONCE(q->keepalive)) ||
 	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)) ||
-	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
+	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
+	    nla_put_u8(skb, TCA_QCN_FEEDBACK, READ_ONCE(q->feedback)) ||
+	    nla_put_u32(skb, TCA_QCN_FB_PERIOD, READ_ONCE(q->fb_period)))
 		goto nla_put_failure;
 	if (q->af && qcn_af_dump(q->af, skb))
 		goto nla_put_failure;

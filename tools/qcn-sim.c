@@ -757,12 +757,12 @@ int main(int argc, char **argv)
 			if (af_on)
 				qcn_af_account(&p->af[e.flow], (u32)pkt);
 			if (naimd) {
-				s64 fb;
+				struct qcn_cp_sample s;
 
 				if (qcn_naimd_cp_arrival(&p->cp, &cpp, (u32)period, (u32)p->backlog,
-							 rnd32(), &fb)) {
+							 rnd32(), &s)) {
 					cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
-					heap_push_ev(&h, e.t + rtt / 2, EV_CNM, (u8)cul, 0, 0, fb);
+					heap_push_ev(&h, e.t + rtt / 2, EV_CNM, (u8)cul, 0, 0, s.fb);
 					fl[cul].cnms++;
 					p->cnms++;
 				}

@@ -3,8 +3,9 @@
  * N-AIMD and AP-N-AIMD: the Averaging Principle case study of Alizadeh et
  * al., "Data Center Transport Mechanisms: Congestion Control Theory and
  * IEEE Standardization", section "The Averaging Principle" (eq. 14,
- * Fig. 7-8).  Pure integer C, header-only, shared by qcn-sim and (once
- * wired) the modules.
+ * Fig. 7-8).  Pure integer C, header-only, shared by qcn-sim and the
+ * modules (sch_qcn `feedback signed`, qcn_rp `mode n-aimd|ap-n-aimd`
+ * through include/qcn/qcn_rp.h).
  *
  * CP (qcn_naimd_cp_arrival): every arrival is sampled with probability
  * 1/T (the paper: "switches randomly sample packets with 1% probability",
@@ -12,7 +13,9 @@
  * (qcn_cp_fb(), Qold = Q at the previous sample) and, unlike QCN, sends it
  * whether positive or negative.  Fb stays in bytes here: no 6-bit
  * quantization (the paper: "computed in exactly the same way as in
- * equation (1)"); the source divides by fb_unit.
+ * equation (1)"); the source divides by fb_unit.  On the wire (sch_qcn)
+ * the CNM carries Qoff and Qdelta in its cnmQOffset/cnmQDelta fields
+ * (64-octet units) and the RP rebuilds Fb with qcn_cnm_fb().
  *
  * Source (qcn_naimd_feedback, eq. 14), with Fb' = Fb / fb_unit (Fb in
  * units of fb_unit bytes; the paper's BCN parameters count packets, so
@@ -33,6 +36,7 @@
 
 #include "qcn_types.h"
 #include "qcn_cp.h"
+#include "qcn_cnm.h"
 
 #define QCN_AP_ONE		1000000000ULL	/* gains are parts per 10^9 */
 #define QCN_AP_DEF_GI		533330000ULL	/* G_i 0.53333 */
@@ -101,19 +105,31 @@ static inline bool qcn_naimd_cp_sampled(u32 period, u32 rnd)
 
 /*
  * One arrival at an N-AIMD CP with the queue at q bytes after the
- * enqueue: when qcn_naimd_cp_sampled(), *fb = eq. (1) with Qold = Q at
- * the previous sample (cp->qold, which becomes q) and true is returned:
- * a feedback with that signed Fb is due to the frame's source.
+ * enqueue: when qcn_naimd_cp_sampled(), *s is the sample of eq. (1) with
+ * Qold = Q at the previous sample (cp->qold, which becomes q; s->fb
+ * signed, s->qfb its 6-bit quantization, 0 for Fb >= 0) and true is
+ * returned: a feedback with that signed Fb is due to the frame's source.
  */
 static inline bool qcn_naimd_cp_arrival(struct qcn_cp *cp, const struct qcn_cp_params *p,
-					u32 period, u32 q, u32 rnd, s64 *fb)
+					u32 period, u32 q, u32 rnd,
+					struct qcn_cp_sample *s)
 {
 	if (!qcn_naimd_cp_sampled(period, rnd))
 		return false;
-	*fb = qcn_cp_fb(q, cp->qold, p->qeq, p->w_exp);
-	cp->qold = q;
-	cp->last_fb = *fb;
+	qcn_cp__sample(cp, p, q, s);
 	return true;
+}
+
+/*
+ * The signed Fb a CNM reports, eq. (1) rebuilt from its cnmQOffset
+ * (Q - Qeq) and cnmQDelta (Q - Qold), both in 64-octet units, with the
+ * CP's w = 2^w_exp: -(64 qoffset + w 64 qdelta).  The CP truncated both
+ * toward zero, so |error| < 64 (1 + w) bytes.
+ */
+static inline s64 qcn_cnm_fb(const struct qcn_cnm *m, s32 w_exp)
+{
+	return qcn_cp_fb_terms((s64)m->qoffset * QCN_CNM_Q_UNIT,
+			       (s64)m->qdelta * QCN_CNM_Q_UNIT, w_exp);
 }
 
 /*

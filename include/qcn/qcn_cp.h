@@ -86,14 +86,13 @@ static inline bool qcn_cp_params_valid(const struct qcn_cp_params *p)
 }
 
 /*
- * eq. (1): Fb = -(Qoff + w * Qdelta), Qoff = Q - Qeq, Qdelta = Q - Qold.
- * For w < 1 (negative w_exp) w * Qdelta is truncated toward zero, so the
- * sign of Fb never depends on the rounding direction.  Range: |Fb| < 2^43.
+ * eq. (1) from its terms: Fb = -(qoff + w * qdelta), qoff = Q - Qeq and
+ * qdelta = Q - Qold in bytes (|qoff|, |qdelta| < 2^32).  For w < 1
+ * (negative w_exp) w * qdelta is truncated toward zero, so the sign of Fb
+ * never depends on the rounding direction.  Range: |Fb| < 2^43.
  */
-static inline s64 qcn_cp_fb(u32 q, u32 qold, u32 qeq, s32 w_exp)
+static inline s64 qcn_cp_fb_terms(s64 qoff, s64 qdelta, s32 w_exp)
 {
-	s64 qoff = (s64)q - (s64)qeq;
-	s64 qdelta = (s64)q - (s64)qold;
 	s64 wq;
 	u64 mag;
 
@@ -106,6 +105,12 @@ static inline s64 qcn_cp_fb(u32 q, u32 qold, u32 qeq, s32 w_exp)
 		wq = qdelta < 0 ? -(s64)mag : (s64)mag;
 	}
 	return -(qoff + wq);
+}
+
+/* eq. (1): Fb = -(Qoff + w * Qdelta), Qoff = Q - Qeq, Qdelta = Q - Qold. */
+static inline s64 qcn_cp_fb(u32 q, u32 qold, u32 qeq, s32 w_exp)
+{
+	return qcn_cp_fb_terms((s64)q - (s64)qeq, (s64)q - (s64)qold, w_exp);
 }
 
 /*

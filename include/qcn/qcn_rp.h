@@ -56,16 +56,33 @@
  *   AI threshold unchanged; HAI threshold = T * threshold / t cycles
  *   (75 ms / t with the defaults: 31 for t = 2.4 ms), at least threshold;
  *   HAI adds R_HAI * (timer stages - HAI threshold).
+ * - N-AIMD and AP-N-AIMD (modes 2, 3; include/qcn/qcn_ap.h, eq. 14 of
+ *   the averaging-principle paper): no counters and no timer.  A signed
+ *   feedback (qcn_rp_feedback(), Fb from the CNM by qcn_cnm_fb()) applies
+ *   eq. (14) to CR with TR <- CR; Fb >= 0 to an inactive limiter does
+ *   nothing (the flow is at line rate).  In AP-N-AIMD the ap_pkts-th
+ *   packet sent after the latest feedback sets CR <- (CR + TR)/2 once
+ *   (qcn_rp_tx() with bytes > 0 counts packets).  The limiter is released
+ *   when CR reaches max rate with no averaging step pending.  The
+ *   limiter's timer never expires (timer_expiry_ns = U64 max).
  * - State (qcn_rp_state): the phase whose rule the last expiry applied,
  *   from the current stage counts: FR if max(stages) <= threshold, HAI if
- *   m > HAI threshold, AI otherwise; RELEASED when not active.
+ *   m > HAI threshold, AI otherwise; RELEASED when not active; FR for an
+ *   active N-AIMD limiter (it has no stages).
  */
 #ifndef _QCN_RP_H
 #define _QCN_RP_H
 
 #include "qcn_types.h"
+#include "qcn_ap.h"
 
-enum qcn_rp_mode { QCN_RP_MODE_QCN = 0, QCN_RP_MODE_QCNT = 1 };
+/* same values as enum tc_qcn_rp_mode */
+enum qcn_rp_mode {
+	QCN_RP_MODE_QCN = 0,
+	QCN_RP_MODE_QCNT = 1,
+	QCN_RP_MODE_NAIMD = 2,
+	QCN_RP_MODE_AP_NAIMD = 3,
+};
 /* same values as enum tc_qcn_rp_state */
 enum qcn_rp_state { QCN_RP_FR = 0, QCN_RP_AI = 1, QCN_RP_HAI = 2, QCN_RP_RELEASED = 3 };
 
@@ -94,6 +111,13 @@ struct qcn_rp_params {
 	u32 mode;		/* enum qcn_rp_mode */
 	u64 qcnt_period_ns;	/* QCN-T t: 2.4 ms */
 	bool jitter;		/* +-15 % on counter reloads */
+	/* N-AIMD, AP-N-AIMD (qcn_ap.h) */
+	u64 naimd_gi;		/* G_i, parts per 10^9: 0.53333 */
+	u64 naimd_ru;		/* R_u, bit/s: 1 Mb/s */
+	u64 naimd_gd;		/* G_d, parts per 10^9: 0.0026667 */
+	u32 fb_unit;		/* bytes per unit of Fb: 1500 */
+	u32 ap_pkts;		/* AP step after this many packets: 50 */
+	s32 w_exp;		/* the CPs' w = 2^w_exp, to rebuild Fb: 1 */
 };
 
 struct qcn_rp {
@@ -104,6 +128,8 @@ struct qcn_rp {
 	u32 bc_stage;
 	u32 timer_stage;
 	bool active;		/* false: released / never limited */
+	u32 ap_pkts;		/* AP-N-AIMD: packets since the last feedback */
+	bool ap_done;		/* AP-N-AIMD: no averaging step pending */
 };
 
 /* Event returned by the tx/timer entry points. */
@@ -124,12 +150,26 @@ static inline void qcn_rp_params_default(struct qcn_rp_params *p, u64 line_rate_
 	p->mode = QCN_RP_MODE_QCN;
 	p->qcnt_period_ns = QCN_RP_DEF_QCNT_PERIOD_NS;
 	p->jitter = true;
+	p->naimd_gi = QCN_AP_DEF_GI;
+	p->naimd_ru = QCN_AP_DEF_RU;
+	p->naimd_gd = QCN_AP_DEF_GD;
+	p->fb_unit = QCN_AP_DEF_FB_UNIT;
+	p->ap_pkts = QCN_AP_DEF_PERIOD / 2;
+	p->w_exp = QCN_CP_DEF_W_EXP;
+}
+
+/* N-AIMD or AP-N-AIMD: the limiter acts on signed feedback (qcn_ap.h). */
+static inline bool qcn_rp_signed(const struct qcn_rp_params *p)
+{
+	return p->mode == QCN_RP_MODE_NAIMD || p->mode == QCN_RP_MODE_AP_NAIMD;
 }
 
 /*
  * Sanity of a parameter set (for the glue's netlink validation):
  * 0 < min_rate <= max_rate <= 10 Tb/s, byte_reset >= 1, T >= 1 us,
- * gd_shift <= 31, min_dec_pct <= 100, known mode, t >= 1 us in QCN-T.
+ * gd_shift <= 31, min_dec_pct <= 100, known mode, t >= 1 us in QCN-T;
+ * in the N-AIMD modes qcn_naimd_params_valid() with G_i, G_d <= 1,
+ * w_exp in range and ap_pkts >= 1.
  * The core never divides by zero or loops forever on invalid values
  * either (cycles are clamped to >= 1 us / >= 1 byte).
  */
@@ -139,9 +179,13 @@ static inline bool qcn_rp_params_valid(const struct qcn_rp_params *p)
 	       p->max_rate <= 10000000000000ULL && p->byte_reset >= 1 &&
 	       p->time_reset_ns >= QCN_RP_MIN_PERIOD_NS &&
 	       p->gd_shift <= QCN_RP_MAX_GD_SHIFT && p->min_dec_pct <= 100 &&
-	       p->mode <= QCN_RP_MODE_QCNT &&
+	       p->mode <= QCN_RP_MODE_AP_NAIMD &&
 	       (p->mode != QCN_RP_MODE_QCNT ||
-		p->qcnt_period_ns >= QCN_RP_MIN_PERIOD_NS);
+		p->qcnt_period_ns >= QCN_RP_MIN_PERIOD_NS) &&
+	       (!qcn_rp_signed(p) ||
+		(p->naimd_gi <= QCN_AP_ONE && p->naimd_gd <= QCN_AP_ONE &&
+		 p->fb_unit >= 1 && p->ap_pkts >= 1 &&
+		 p->w_exp >= QCN_CP_W_EXP_MIN && p->w_exp <= QCN_CP_W_EXP_MAX));
 }
 
 /*
@@ -204,6 +248,8 @@ static inline void qcn_rp_init(struct qcn_rp *rp, const struct qcn_rp_params *p)
 	rp->bc_stage = 0;
 	rp->timer_stage = 0;
 	rp->active = false;
+	rp->ap_pkts = 0;
+	rp->ap_done = true;
 }
 
 /*
@@ -305,17 +351,101 @@ static inline enum qcn_rp_event qcn_rp__expire(struct qcn_rp *rp,
 	return QCN_RP_EV_INCREASE;
 }
 
+/* ------------------------------------------- N-AIMD, AP-N-AIMD (qcn_ap.h) */
+
+static inline void qcn_rp__naimd(const struct qcn_rp *rp, const struct qcn_rp_params *p,
+				 struct qcn_naimd *s, struct qcn_naimd_params *np)
+{
+	np->max_rate = p->max_rate;
+	np->min_rate = p->min_rate;
+	np->gi = p->naimd_gi;
+	np->ru = p->naimd_ru;
+	np->gd = p->naimd_gd;
+	np->fb_unit = p->fb_unit;
+	np->ap_pkts = p->mode == QCN_RP_MODE_AP_NAIMD ? p->ap_pkts : 0;
+	s->cr = rp->cr;
+	s->tr = rp->tr;
+	s->pkts = rp->ap_pkts;
+	s->averaged = rp->ap_done;
+}
+
+/* Write s back; release at max rate with no averaging step pending. */
+static inline enum qcn_rp_event qcn_rp__naimd_put(struct qcn_rp *rp,
+						  const struct qcn_naimd_params *np,
+						  const struct qcn_naimd *s)
+{
+	rp->cr = s->cr;
+	rp->tr = s->tr;
+	rp->ap_pkts = s->pkts;
+	rp->ap_done = s->averaged || !np->ap_pkts;
+	if (rp->cr >= np->max_rate && rp->ap_done) {
+		rp->cr = np->max_rate;
+		rp->active = false;
+		return QCN_RP_EV_RELEASE;
+	}
+	return QCN_RP_EV_INCREASE;
+}
+
+/*
+ * A signed feedback Fb (bytes, eq. 1; from a CNM: qcn_cnm_fb()) in the
+ * N-AIMD modes: TR <- CR, CR <- eq. (14)(CR), the AP count restarts
+ * (qcn_naimd_feedback()).  A limiter that was inactive starts at max rate;
+ * Fb >= 0 does not activate one (QCN_RP_EV_NONE).  Returns
+ * QCN_RP_EV_RELEASE when the limiter is released (CR at max rate, nothing
+ * pending), QCN_RP_EV_INCREASE otherwise (the rate changed or may have).
+ */
+static inline enum qcn_rp_event qcn_rp_feedback(struct qcn_rp *rp,
+						const struct qcn_rp_params *p, s64 fb)
+{
+	struct qcn_naimd_params np;
+	struct qcn_naimd s;
+
+	if (!rp->active) {
+		if (fb >= 0)
+			return QCN_RP_EV_NONE;
+		rp->cr = p->max_rate;
+		rp->tr = p->max_rate;
+		rp->bc_stage = 0;
+		rp->timer_stage = 0;
+		rp->active = true;
+	}
+	rp->timer_expiry_ns = QCN_U64_MAX;	/* no timer in N-AIMD */
+	qcn_rp__naimd(rp, p, &s, &np);
+	qcn_naimd_feedback(&s, &np, fb);
+	return qcn_rp__naimd_put(rp, &np, &s);
+}
+
+/* AP-N-AIMD: one packet sent; QCN_RP_EV_INCREASE when it averaged. */
+static inline enum qcn_rp_event qcn_rp__naimd_tx(struct qcn_rp *rp,
+						 const struct qcn_rp_params *p)
+{
+	struct qcn_naimd_params np;
+	struct qcn_naimd s;
+
+	if (p->mode != QCN_RP_MODE_AP_NAIMD || rp->ap_done)
+		return QCN_RP_EV_NONE;
+	qcn_rp__naimd(rp, p, &s, &np);
+	if (!qcn_naimd_tx(&s, &np)) {
+		rp->ap_pkts = s.pkts;
+		return QCN_RP_EV_NONE;
+	}
+	return qcn_rp__naimd_put(rp, &np, &s);
+}
+
 /*
  * bytes really transmitted; returns an event when the byte counter expired
  * (at most one expiry per call: if the overshoot covers further cycles,
  * call again with bytes = 0 until QCN_RP_EV_NONE).  No-op in QCN-T and on
- * an inactive limiter.
+ * an inactive limiter.  AP-N-AIMD: a call with bytes > 0 is one packet
+ * (qcn_naimd_tx()), QCN_RP_EV_INCREASE or _RELEASE when it averaged.
  */
 static inline enum qcn_rp_event qcn_rp_tx(struct qcn_rp *rp, const struct qcn_rp_params *p,
 					  u32 bytes, u32 rnd)
 {
 	if (!rp->active || p->mode == QCN_RP_MODE_QCNT)
 		return QCN_RP_EV_NONE;
+	if (qcn_rp_signed(p))
+		return bytes ? qcn_rp__naimd_tx(rp, p) : QCN_RP_EV_NONE;
 	rp->bc_left -= bytes;
 	if (rp->bc_left > 0)
 		return QCN_RP_EV_NONE;
@@ -333,7 +463,7 @@ static inline enum qcn_rp_event qcn_rp_tx(struct qcn_rp *rp, const struct qcn_rp
 static inline enum qcn_rp_event qcn_rp_timer(struct qcn_rp *rp, const struct qcn_rp_params *p,
 					     u64 now_ns, u32 rnd)
 {
-	if (!rp->active || now_ns < rp->timer_expiry_ns)
+	if (!rp->active || qcn_rp_signed(p) || now_ns < rp->timer_expiry_ns)
 		return QCN_RP_EV_NONE;
 	if (rp->timer_stage < QCN_U32_MAX)
 		rp->timer_stage++;

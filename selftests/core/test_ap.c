@@ -145,7 +145,7 @@ static void test_cp(void)
 	struct qcn_cp_params cpp;
 	struct qcn_cp cp;
 	uint32_t i, n = 0;
-	int64_t fb = 0;
+	struct qcn_cp_sample s = { 0 };
 
 	CHECK(qcn_naimd_cp_sampled(100, 0), "CP: rnd 0 samples");
 	CHECK(qcn_naimd_cp_sampled(100, 42949672), "CP: rnd < 2^32/100 samples");
@@ -159,15 +159,36 @@ static void test_cp(void)
 	qcn_cp_params_default(&cpp);
 	cpp.qeq = 24000;	/* 16 packets of 1500 B, w 2 */
 	qcn_cp_init(&cp, &cpp, 0);
-	CHECK(qcn_naimd_cp_arrival(&cp, &cpp, 100, 12000, 0, &fb), "CP: a sample");
-	CHECK_S64(fb, -(12000 - 24000 + 2 * 12000), "CP: Fb = -(Qoff + w Qdelta)");
+	CHECK(qcn_naimd_cp_arrival(&cp, &cpp, 100, 12000, 0, &s), "CP: a sample");
+	CHECK_S64(s.fb, -(12000 - 24000 + 2 * 12000), "CP: Fb = -(Qoff + w Qdelta)");
+	CHECK_U64(s.qfb, qcn_cp_quantize(s.fb, 24000, 1), "CP: qFb quantizes Fb < 0");
 	CHECK_U64(cp.qold, 12000, "CP: Qold <- Q");
-	CHECK(qcn_naimd_cp_arrival(&cp, &cpp, 100, 9000, 0, &fb), "CP: a second sample");
-	CHECK_S64(fb, 21000, "CP: positive Fb is sent too (queue under Qeq and falling)");
-	fb = 77;
-	CHECK(!qcn_naimd_cp_arrival(&cp, &cpp, 100, 50000, 0x80000000U, &fb), "CP: unsampled arrival");
-	CHECK_S64(fb, 77, "CP: unsampled arrival leaves Fb alone");
+	CHECK(qcn_naimd_cp_arrival(&cp, &cpp, 100, 9000, 0, &s), "CP: a second sample");
+	CHECK_S64(s.fb, 21000, "CP: positive Fb is sent too (queue under Qeq and falling)");
+	CHECK_U64(s.qfb, 0, "CP: qFb 0 for Fb >= 0");
+	CHECK_S64(s.qoff, -15000, "CP: Qoff = Q - Qeq");
+	CHECK_S64(s.qdelta, -3000, "CP: Qdelta = Q - Qold");
+	s.fb = 77;
+	CHECK(!qcn_naimd_cp_arrival(&cp, &cpp, 100, 50000, 0x80000000U, &s), "CP: unsampled arrival");
+	CHECK_S64(s.fb, 77, "CP: unsampled arrival leaves the sample alone");
 	CHECK_U64(cp.qold, 9000, "CP: unsampled arrival leaves Qold alone");
+}
+
+/* the RP rebuilds Fb from the CNM's cnmQOffset / cnmQDelta */
+static void test_cnm_fb(void)
+{
+	struct qcn_cnm m = { 0 };
+
+	m.qoffset = qcn_cnm_q_units(12000 - 24000);	/* -187 units */
+	m.qdelta = qcn_cnm_q_units(12000);		/* 187 units */
+	CHECK_S64(qcn_cnm_fb(&m, 1), -(-187 * 64 + 2 * 187 * 64), "CNM Fb: -(64 qoff + w 64 qdelta)");
+	m.qoffset = -234; m.qdelta = -46;
+	CHECK_S64(qcn_cnm_fb(&m, 1), 234 * 64 + 2 * 46 * 64, "CNM Fb: positive (queue short and falling)");
+	CHECK_S64(qcn_cnm_fb(&m, -1), 234 * 64 + 46 * 32, "CNM Fb: w 1/2");
+	m.qoffset = QCN_S16_MIN; m.qdelta = QCN_S16_MIN;
+	CHECK_S64(qcn_cnm_fb(&m, 10), 32768LL * 64 * 1025, "CNM Fb: extreme fields, w 1024, no overflow");
+	m.qoffset = QCN_S16_MAX; m.qdelta = QCN_S16_MAX;
+	CHECK_S64(qcn_cnm_fb(&m, 10), -32767LL * 64 * 1025, "CNM Fb: extreme positive fields");
 }
 
 int main(void)
@@ -177,5 +198,6 @@ int main(void)
 	test_ap();
 	test_theorem1();
 	test_cp();
+	test_cnm_fb();
 	return ktap_finish();
 }

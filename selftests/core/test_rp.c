@@ -41,7 +41,7 @@ static void test_defaults(void)
 	p.mode = QCN_RP_MODE_QCNT;
 	p.qcnt_period_ns = 0;
 	CHECK(!qcn_rp_params_valid(&p), "rp: QCN-T period 0 invalid");
-	p.mode = 2;
+	p.mode = 4;
 	CHECK(!qcn_rp_params_valid(&p), "rp: unknown mode invalid");
 
 	nojitter(&p, 10 * G);
@@ -465,6 +465,81 @@ static void test_qcnt(void)
 		  (uint64_t)qcn_rnd_mix(5) >> 32), "qcn-t: jittered t uses the mixed rnd");
 }
 
+/* N-AIMD and AP-N-AIMD modes: eq. (14) on the limiter, AP step, release */
+static void test_naimd(void)
+{
+	struct qcn_rp_params p;
+	struct qcn_rp rp;
+	uint32_t i, n = 0;
+
+	nojitter(&p, 10 * G);
+	p.mode = QCN_RP_MODE_NAIMD;
+	CHECK(qcn_rp_params_valid(&p), "n-aimd: defaults valid");
+	CHECK(p.naimd_gi == 533330000ULL && p.naimd_ru == M && p.naimd_gd == 2666700ULL &&
+	      p.fb_unit == 1500 && p.ap_pkts == 50 && p.w_exp == 1,
+	      "n-aimd: paper's defaults (G_i 0.53333, R_u 1 Mb/s, G_d 0.0026667, 1500 B, T/2 50, w 2)");
+	qcn_rp_init(&rp, &p);
+	CHECK(qcn_rp_feedback(&rp, &p, 15000) == QCN_RP_EV_NONE && !rp.active,
+	      "n-aimd: Fb >= 0 does not create a limiter");
+	CHECK(qcn_rp_feedback(&rp, &p, -15000) == QCN_RP_EV_INCREASE && rp.active,
+	      "n-aimd: Fb < 0 activates the limiter");
+	CHECK_U64(rp.cr, 10 * G - 266670000ULL, "n-aimd: eq. 14b from line rate (-10 pkts: -2.6667 %%)");
+	CHECK_U64(rp.tr, 10 * G, "n-aimd: TR = CR before the feedback");
+	CHECK(qcn_rp_timer(&rp, &p, ~0ULL, 0) == QCN_RP_EV_NONE, "n-aimd: no timer expiry ever");
+	for (i = 0; i < 1000; i++)
+		n += qcn_rp_tx(&rp, &p, 1500, 0) != QCN_RP_EV_NONE;
+	CHECK_U64(n, 0, "n-aimd: no byte counter, no averaging");
+	qcn_rp_feedback(&rp, &p, 1500);
+	CHECK_U64(rp.cr, 10 * G - 266670000ULL + 533330ULL, "n-aimd: eq. 14a adds G_i R_u Fb'");
+	CHECK(qcn_rp_state(&rp, &p) == QCN_RP_FR, "n-aimd: active limiter reports FR (no stages)");
+	CHECK(qcn_rp_feedback(&rp, &p, 1500LL * 1000000) == QCN_RP_EV_RELEASE && !rp.active &&
+	      rp.cr == 10 * G, "n-aimd: released at line rate");
+	p.min_rate = 5 * M;
+	qcn_rp_feedback(&rp, &p, -1500LL * 375);
+	CHECK_U64(rp.cr, 5 * M, "n-aimd: G_d |Fb'| >= 1 gives the min rate");
+	p.w_exp = 0;
+	CHECK(qcn_rp_params_valid(&p), "n-aimd: w 1 valid");
+	p.fb_unit = 0;
+	CHECK(!qcn_rp_params_valid(&p), "n-aimd: fb unit 0 invalid");
+	p.fb_unit = 1500; p.naimd_gi = QCN_AP_ONE + 1;
+	CHECK(!qcn_rp_params_valid(&p), "n-aimd: G_i > 1 invalid");
+	p.naimd_gi = QCN_AP_DEF_GI; p.w_exp = 11;
+	CHECK(!qcn_rp_params_valid(&p), "n-aimd: w 2^11 invalid");
+
+	/* AP-N-AIMD: the ap_pkts-th packet averages, once */
+	nojitter(&p, 10 * G);
+	p.mode = QCN_RP_MODE_AP_NAIMD;
+	CHECK(qcn_rp_params_valid(&p), "ap-n-aimd: defaults valid");
+	qcn_rp_init(&rp, &p);
+	qcn_rp_feedback(&rp, &p, -15000);
+	for (i = 1, n = 0; i < 50; i++)
+		n += qcn_rp_tx(&rp, &p, 1500, 0) != QCN_RP_EV_NONE;
+	CHECK_U64(n, 0, "ap-n-aimd: nothing for 49 packets");
+	CHECK(qcn_rp_tx(&rp, &p, 0, 0) == QCN_RP_EV_NONE, "ap-n-aimd: a catch-up call (0 bytes) is not a packet");
+	CHECK(qcn_rp_tx(&rp, &p, 1500, 0) == QCN_RP_EV_INCREASE, "ap-n-aimd: the 50th packet averages");
+	CHECK_U64(rp.cr, 10 * G - 133335000ULL, "ap-n-aimd: CR <- (CR + TR) / 2");
+	for (i = 0, n = 0; i < 200; i++)
+		n += qcn_rp_tx(&rp, &p, 1500, 0) != QCN_RP_EV_NONE;
+	CHECK_U64(n, 0, "ap-n-aimd: one step per feedback");
+	/* a positive feedback to line rate: released only after the step */
+	CHECK(qcn_rp_feedback(&rp, &p, 1500LL * 1000000) == QCN_RP_EV_INCREASE && rp.active &&
+	      rp.cr == 10 * G, "ap-n-aimd: at line rate with a step pending: still active");
+	for (i = 1; i < 50; i++)
+		qcn_rp_tx(&rp, &p, 1500, 0);
+	CHECK(qcn_rp_tx(&rp, &p, 1500, 0) == QCN_RP_EV_INCREASE && rp.active &&
+	      rp.cr == 10 * G - 66667500ULL, "ap-n-aimd: the step pulls CR back toward TR");
+	qcn_rp_feedback(&rp, &p, 1500LL * 1000000);
+	qcn_rp_feedback(&rp, &p, 1500LL * 1000000);	/* TR = CR = line */
+	for (i = 1; i < 50; i++)
+		qcn_rp_tx(&rp, &p, 1500, 0);
+	CHECK(qcn_rp_tx(&rp, &p, 1500, 0) == QCN_RP_EV_RELEASE && !rp.active,
+	      "ap-n-aimd: released once the step leaves CR at line rate");
+	p.ap_pkts = 0;
+	CHECK(!qcn_rp_params_valid(&p), "ap-n-aimd: ap_pkts 0 invalid");
+	p.ap_pkts = 50; p.mode = 4;
+	CHECK(!qcn_rp_params_valid(&p), "mode 4 invalid");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -477,5 +552,6 @@ int main(void)
 	test_extremes();
 	test_carry_and_jitter();
 	test_qcnt();
+	test_naimd();
 	return ktap_finish();
 }
