@@ -271,6 +271,99 @@ tb_star()
 	return 0
 }
 
+# ------------------------------------------------- more topologies
+# Shared by the selftests, scripts/experiments and scripts/topology (the
+# user's command).  Hosts get $QCN_NET.I and MAC 02:00:00:00:00:I (hex);
+# senders are 1..99, receivers 100 and up.  Switches are namespaces with a
+# bridge br0; a switch port that faces a host is named after it.
+
+# tb_switch NS: a switch namespace with bridge br0
+tb_switch()
+{
+	tb_ns "$1" && tb_bridge "$1" br0
+}
+
+# tb_host NS I SW PORT: host NS ($QCN_NET.I) on switch SW's port PORT
+tb_host()
+{
+	tb_ns "$1" || return 1
+	tb_veth "$1" eth0 "$3" "$4" || return 1
+	ip -n "$TB-$1" link set eth0 address "$(printf '02:00:00:00:00:%02x' "$2")"
+	ip -n "$TB-$1" addr add "$QCN_NET.$2/24" dev eth0
+	tb_port "$3" br0 "$4"
+}
+
+# tb_link SW1 PORT1 SW2 PORT2: a link between two switches
+tb_link()
+{
+	tb_veth "$1" "$2" "$3" "$4" || return 1
+	tb_port "$1" br0 "$2" && tb_port "$3" br0 "$4"
+}
+
+# tb_learn "SRC:I" ...: SRC pings $QCN_NET.I (FDBs and neighbours filled
+# before traffic starts, as tb_star does)
+tb_learn()
+{
+	local p
+	for p in "$@"; do
+		nsx "${p%%:*}" ping -c1 -W2 "$QCN_NET.${p#*:}" > /dev/null 2>&1
+	done
+	return 0
+}
+
+# tb_parking: the parking lot (AF-QCN Fig. 5): switches sw1 - sw2 - sw3,
+# link 1 leaves sw1 by sw1-up, link 2 leaves sw2 by sw2-up (the two
+# congestion points).  h1, h2 on sw1; h3 and r1 (.101) on sw2; r2 (.102)
+# on sw3.  Flows: h1 -> r2 crosses both links, h2 -> r1 link 1 only,
+# h3 -> r2 link 2 only.
+tb_parking()
+{
+	tb_switch sw1 && tb_switch sw2 && tb_switch sw3 || return 1
+	tb_host h1 1 sw1 sw1-h1 && tb_host h2 2 sw1 sw1-h2 &&
+		tb_host h3 3 sw2 sw2-h3 && tb_host r1 101 sw2 sw2-r1 &&
+		tb_host r2 102 sw3 sw3-r2 || return 1
+	tb_link sw1 sw1-up sw2 sw2-dn && tb_link sw2 sw2-up sw3 sw3-dn || return 1
+	tb_learn h1:102 h2:101 h3:102
+}
+
+# tb_hotspot K: an input-generated hotspot (QCN-OS Fig. 2): h1 (the
+# victim's source) and h2 (the culprit's) share an edge switch "in" whose
+# uplink in-up is the shared input (the CP of the input buffer, e.g. qcn
+# sched drr); the core switch sw has h3..hK and two outputs: sw-ra to ra
+# (.101, the victim's destination, uncongested) and sw-rb to rb (.102,
+# the hotspot, shared by h2..hK).  Linux bridges have no PFC: the hot
+# output drops instead of pausing the input (see EXPERIMENTS.md).
+tb_hotspot()
+{
+	local k=$1 i
+	tb_switch in && tb_switch sw || return 1
+	tb_host h1 1 in in-h1 && tb_host h2 2 in in-h2 || return 1
+	tb_link in in-up sw sw-in || return 1
+	for i in $(seq 3 "$k"); do
+		tb_host "h$i" "$i" sw "sw-h$i" || return 1
+	done
+	tb_host ra 101 sw sw-ra && tb_host rb 102 sw sw-rb || return 1
+	tb_learn h1:101 $(for i in $(seq 2 "$k"); do printf 'h%d:102 ' "$i"; done)
+}
+
+# tb_two_tier N M: two top-of-rack switches under a spine: h1..hN on tor1,
+# r1..rM (.101..) on tor2; tor1-up and tor2-up to the spine (ports
+# spine-t1, spine-t2).  Congestion points: spine-t2 (the spine's port to
+# tor2) and tor2-rJ (the last hop).
+tb_two_tier()
+{
+	local n=$1 m=$2 i
+	tb_switch tor1 && tb_switch tor2 && tb_switch spine || return 1
+	for i in $(seq 1 "$n"); do
+		tb_host "h$i" "$i" tor1 "tor1-h$i" || return 1
+	done
+	for i in $(seq 1 "$m"); do
+		tb_host "r$i" $((100 + i)) tor2 "tor2-r$i" || return 1
+	done
+	tb_link tor1 tor1-up spine spine-t1 && tb_link tor2 tor2-up spine spine-t2 || return 1
+	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
+}
+
 # udp_flow NS RATE SECONDS PORT SIZE: a paced UDP flow from NS to r
 # ($QCN_NET.100) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
 # tests were calibrated with); in User-Mode Linux, where a syscall per
