@@ -21,6 +21,7 @@ static void explain(void)
 		"               [ keepalive TIME ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
 		"               [ beta FRAC ] [ active BYTES ]\n"
+		"               [ feedback qcn|signed ] [ fb-period N ]\n"
 		"  limit     queue limit, 1 .. 2^31-1 bytes (default 150000)\n"
 		"  memory_limit  limit on the truesize of the queued skbs, bytes (default 32Mb)\n"
 		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
@@ -37,6 +38,11 @@ static void explain(void)
 		"  ts        AF-QCN update period, 1us .. 1s (default 1ms)\n"
 		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1 (default 0.125)\n"
 		"  active    AF-QCN active threshold, bytes per Ts (default 20000)\n"
+		"  feedback  qcn: a CNM when Fb < 0 (802.1Qau, default); signed: the\n"
+		"            N-AIMD CP (qcn_rp mode n-aimd, ap-n-aimd), a CNM for every\n"
+		"            sample whatever the sign of Fb\n"
+		"  fb-period signed feedback samples an arrival with probability 1/N,\n"
+		"            1 .. 65535 (default 100)\n"
 		"Units (as in tc): BYTES 150000, 150kb (= 153600: k = 1024), 1mb;\n"
 		"RATE 30mbit, 500kbit, 10gbit (bit/s), 1mbps (bytes/s);\n"
 		"TIME 10ms, 500us, 1s (a bare number is in us).\n");
@@ -61,17 +67,10 @@ static const char * const qcn_sched_names[] = {
 	[TC_QCN_SCHED_DRR]	= "drr",
 };
 
-/* 2^e, exact for -10 <= e <= 10 (no libm in a plugin) */
-static double pow2(int e)
-{
-	double v = 1.0;
-
-	for (; e > 0; e--)
-		v *= 2;
-	for (; e < 0; e++)
-		v /= 2;
-	return v;
-}
+static const char * const qcn_feedback_names[] = {
+	[TC_QCN_FEEDBACK_QCN]		= "qcn",
+	[TC_QCN_FEEDBACK_SIGNED]	= "signed",
+};
 
 static int bad(const char *what, const char *arg)
 {
@@ -80,7 +79,8 @@ static int bad(const char *what, const char *arg)
 
 static const char * const qcn_opts[] = {
 	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
-	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", NULL
+	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", "feedback",
+	"fb-period", NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -95,8 +95,9 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_memory_limit = false;
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
-	bool has_w = false, has_active = false;
-	int sched = -1, sample = -1, af = -1;
+	bool has_w = false, has_active = false, has_fb_period = false;
+	int sched = -1, sample = -1, af = -1, feedback = -1;
+	__u32 fb_period = 0;
 	__u64 rate = 0;
 	__s32 w_exp = 0;
 
@@ -138,12 +139,9 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return -1;
 			has_qeq = true;
 		} else if (strcmp(opt, "w") == 0) {
-			rc = tcu_get_pow2(&w_exp, *argv, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX);
-			if (rc == -1)
-				return bad(opt, *argv);
-			if (rc)
-				return tcq_range("qcn", opt, *argv, "a power of two, 0.0009765625",
-						 "1024");
+			if (tcq_get_pow2(&w_exp, "qcn", opt, *argv, QCN_CP_W_EXP_MIN,
+					 QCN_CP_W_EXP_MAX))
+				return -1;
 			has_w = true;
 		} else if (strcmp(opt, "interval") == 0) {
 			if (tcq_get_size(&interval, "qcn", opt, *argv,
@@ -189,6 +187,16 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (tcq_get_size(&active, "qcn", opt, *argv, 0, TC_QCN_MAX_SIZE))
 				return -1;
 			has_active = true;
+		} else if (strcmp(opt, "feedback") == 0) {
+			feedback = tcq_lookup(qcn_feedback_names,
+					      TC_QCN_FEEDBACK_MAX + 1, *argv);
+			if (feedback < 0)
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "fb-period") == 0) {
+			if (tcq_get_uint(&fb_period, "qcn", opt, *argv, 1,
+					 TC_QCN_MAX_FB_PERIOD))
+				return -1;
+			has_fb_period = true;
 		}
 		argc--;
 		argv++;
@@ -225,6 +233,10 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_BETA, beta);
 	if (has_active)
 		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_ACTIVE, active);
+	if (feedback >= 0)
+		addattr8(n, TCP_MAXLEN, TCA_QCN_FEEDBACK, feedback);
+	if (has_fb_period)
+		addattr32(n, TCP_MAXLEN, TCA_QCN_FB_PERIOD, fb_period);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -257,13 +269,8 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (rta_ok_len(tb[TCA_QCN_QEQ], 4))
 		tcp_size("qeq", "qeq %s ", rta_u32(tb[TCA_QCN_QEQ]));
-	if (rta_ok_len(tb[TCA_QCN_W_EXP], 4)) {
-		__s32 e = rta_s32(tb[TCA_QCN_W_EXP]);
-
-		print_color_int(PRINT_JSON, COLOR_NONE, "w_exp", NULL, e);
-		print_color_float(PRINT_ANY, COLOR_NONE, "w", "w %g ",
-				  pow2(e));
-	}
+	if (rta_ok_len(tb[TCA_QCN_W_EXP], 4))
+		tcq_print_pow2("w", "w_exp", "w %g ", rta_s32(tb[TCA_QCN_W_EXP]));
 	if (rta_ok_len(tb[TCA_QCN_INTERVAL], 4))
 		tcp_size("interval", "interval %s ", rta_u32(tb[TCA_QCN_INTERVAL]));
 	if (rta_ok_len(tb[TCA_QCN_SAMPLE], 1)) {
@@ -289,6 +296,14 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
 		tcp_size("memory_limit", "memory_limit %s ",
 			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
+	/* absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_FEEDBACK], 1)) {
+		v = rta_u8(tb[TCA_QCN_FEEDBACK]);
+		tcp_string("feedback", "feedback %s ",
+			   v <= TC_QCN_FEEDBACK_MAX ? qcn_feedback_names[v] : "unknown");
+	}
+	if (rta_ok_len(tb[TCA_QCN_FB_PERIOD], 4))
+		tcp_uint("fb_period", "fb-period %u ", rta_u32(tb[TCA_QCN_FB_PERIOD]));
 	return 0;
 }
 
@@ -336,6 +351,10 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 		st.cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
 	tcp_u64("cnm_two_samples", " cnm_two_samples %llu",
 		st.cnm_sent[TC_QCN_SAMPLE_TWO]);
+	/* only from a module that counts it (signed feedback) */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, cnm_positive) +
+					     sizeof(st.cnm_positive))
+		tcp_u64("cnm_positive", " cnm_positive %llu", st.cnm_positive);
 	tcp_fp("%s", "\n ");
 	tcp_u64("cnm_fail", " cnm_fail %llu", st.cnm_fail);
 	tcp_u64("cnm_skipped", " cnm_skipped %llu", st.cnm_skipped);

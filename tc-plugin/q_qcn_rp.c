@@ -8,6 +8,7 @@
 #include "qcn_flow.h"
 #include <uapi/linux/qcn.h>
 #include <qcn/qcn_rp.h>
+#include <qcn/qcn_cp.h>
 
 static void explain(void)
 {
@@ -16,10 +17,12 @@ static void explain(void)
 		"                  [ hai-rate RATE ] [ byte-reset BYTES ]\n"
 		"                  [ time-reset TIME ] [ threshold N ]\n"
 		"                  [ min-rate RATE ] [ min-dec PERCENT ]\n"
-		"                  [ mode qcn|qcn-t ] [ qcnt-period TIME ]\n"
+		"                  [ mode qcn|qcn-t|n-aimd|ap-n-aimd ] [ qcnt-period TIME ]\n"
 		"                  [ limiters N ] [ flow l4|l3|dst-mac ]\n"
 		"                  [ limit BYTES ] [ jitter on|off ]\n"
 		"                  [ flow_limit PACKETS ] [ memory_limit BYTES ]\n"
+		"                  [ naimd-gi FRAC ] [ naimd-ru RATE ] [ naimd-gd FRAC ]\n"
+		"                  [ fb-unit BYTES ] [ ap-packets N ] [ w W ]\n"
 		"  maxrate      line rate, rpg_max_rate, 1bit .. 10Tbit\n"
 		"               (default: link speed, else 10gbit; max-rate is the same)\n"
 		"  gd           Gd = 2^-N, rpg_gd, 0 .. 31 (default 7)\n"
@@ -30,7 +33,9 @@ static void explain(void)
 		"  threshold    fast recovery cycles, rpg_threshold, 1 .. 1000 (default 5)\n"
 		"  min-rate     rpg_min_rate, <= maxrate (default 5mbit)\n"
 		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac, 0 .. 100 (default 50)\n"
-		"  mode         802.1Qau byte counter + timer, or QCN-T (timer only)\n"
+		"  mode         802.1Qau byte counter + timer (default), QCN-T (timer only),\n"
+		"               N-AIMD (eq. 14 on the signed Fb of a qcn CP with feedback\n"
+		"               signed), or AP-N-AIMD (N-AIMD + the Averaging Principle)\n"
 		"  qcnt-period  QCN-T timer period t, 100us .. 10s (default 2.4ms)\n"
 		"  limiters     most rate limiters at once, 1 .. 65535 (default 1024)\n"
 		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
@@ -38,14 +43,23 @@ static void explain(void)
 		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
 		"  flow_limit   packets queued per limiter, 1 .. 2^32-1 (default 1000)\n"
 		"  memory_limit truesize of all queued packets, 1 .. 2^31 bytes (default 32Mb)\n"
+		"  naimd-gi     N-AIMD increase gain G_i, 0 .. 1 (default 0.53333)\n"
+		"  naimd-ru     N-AIMD rate unit R_u, 0 .. 10Tbit (default 1mbit)\n"
+		"  naimd-gd     N-AIMD decrease gain G_d, 0 .. 1 (default 0.0026667)\n"
+		"  fb-unit      N-AIMD: bytes per unit of Fb, 1 .. 65535 (default 1500)\n"
+		"  ap-packets   AP-N-AIMD: average after N packets, 1 .. 1000000 (default 50)\n"
+		"  w            the CPs' w, to rebuild Fb from a CNM, a power of two\n"
+		"               2^-10 .. 2^10 (default 2)\n"
 		"Units (as in tc): RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
 		"BYTES 150000, 150kb (= 153600: k = 1024); TIME 15ms, 500us, 1s\n"
 		"(a bare number is in us).\n");
 }
 
 static const char * const rp_mode_names[] = {
-	[TC_QCN_RP_MODE_QCN]	= "qcn",
-	[TC_QCN_RP_MODE_QCNT]	= "qcn-t",
+	[TC_QCN_RP_MODE_QCN]		= "qcn",
+	[TC_QCN_RP_MODE_QCNT]		= "qcn-t",
+	[TC_QCN_RP_MODE_NAIMD]		= "n-aimd",
+	[TC_QCN_RP_MODE_AP_NAIMD]	= "ap-n-aimd",
 };
 
 static const char * const rp_flow_names[] = {
@@ -66,7 +80,8 @@ static const char * const rp_state_names[] = {
 static const char * const rp_opts[] = {
 	"maxrate", "max-rate", "gd", "ai-rate", "hai-rate", "byte-reset",
 	"time-reset", "threshold", "min-rate", "min-dec", "mode", "qcnt-period",
-	"limiters", "flow", "limit", "jitter", "flow_limit", "memory_limit", NULL
+	"limiters", "flow", "limit", "jitter", "flow_limit", "memory_limit",
+	"naimd-gi", "naimd-ru", "naimd-gd", "fb-unit", "ap-packets", "w", NULL
 };
 
 static int rp_bad(const char *what, const char *arg)
@@ -105,6 +120,21 @@ static int rp_size_opt(struct nlmsghdr *n, int type, const char *what,
 	if (tcq_get_size(&size, "qcn_rp", what, arg, min, max))
 		return -1;
 	addattr32(n, TCP_MAXLEN, type, size);
+	return 0;
+}
+
+/* an N-AIMD gain: a decimal 0 .. 1, sent in parts per 10^9 */
+static int rp_gain_opt(struct nlmsghdr *n, int type, const char *what,
+		       const char *arg)
+{
+	__u32 v;
+	int rc = tcu_get_ppb(&v, arg);
+
+	if (rc == -1)
+		return rp_bad(what, arg);
+	if (rc || v > TC_QCN_RP_MAX_GAIN)
+		return tcq_range("qcn_rp", what, arg, "0", "1");
+	addattr32(n, TCP_MAXLEN, type, v);
 	return 0;
 }
 
@@ -178,6 +208,18 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		else if (strcmp(opt, "memory_limit") == 0)
 			err = rp_size_opt(n, TCA_QCN_RP_MEMORY_LIMIT, opt, *argv, 1,
 					  1U << 31);
+		else if (strcmp(opt, "naimd-gi") == 0)
+			err = rp_gain_opt(n, TCA_QCN_RP_NAIMD_GI, opt, *argv);
+		else if (strcmp(opt, "naimd-gd") == 0)
+			err = rp_gain_opt(n, TCA_QCN_RP_NAIMD_GD, opt, *argv);
+		else if (strcmp(opt, "naimd-ru") == 0)
+			err = rp_rate_opt(n, TCA_QCN_RP_NAIMD_RU, opt, *argv, 0);
+		else if (strcmp(opt, "fb-unit") == 0)
+			err = rp_size_opt(n, TCA_QCN_RP_FB_UNIT, opt, *argv, 1,
+					  TC_QCN_RP_MAX_FB_UNIT);
+		else if (strcmp(opt, "ap-packets") == 0)
+			err = rp_uint_opt(n, TCA_QCN_RP_AP_PKTS, opt, *argv, 1,
+					  TC_QCN_RP_MAX_AP_PKTS);
 		else if (strcmp(opt, "mode") == 0 || strcmp(opt, "flow") == 0) {
 			bool mode = opt[0] == 'm';
 
@@ -191,6 +233,13 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return rp_bad(opt, *argv);
 			addattr8(n, TCP_MAXLEN, TCA_QCN_RP_JITTER,
 				 strcmp(*argv, "on") == 0);
+		} else if (strcmp(opt, "w") == 0) {
+			__s32 w_exp;
+
+			err = tcq_get_pow2(&w_exp, "qcn_rp", opt, *argv,
+					   QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX);
+			if (!err)
+				addattr32(n, TCP_MAXLEN, TCA_QCN_RP_W_EXP, (__u32)w_exp);
 		}
 	}
 	if (err)
@@ -206,6 +255,29 @@ static void rp_print_name(const char *key, const char * const *names, int n,
 
 	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
 	tcp_string(key, fmt, (int)v < n && names[v] ? names[v] : "?");
+}
+
+/*
+ * An N-AIMD gain in parts per 10^9: text the exact decimal ("0.53333"),
+ * JSON the fraction (key, a float as alpha's in qcn) and the attribute
+ * itself (key_ppb, exact).
+ */
+static void rp_print_gain(const char *key, const char *key_ppb,
+			  const char *fmt, __u32 ppb)
+{
+	char buf[32];
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%u.%09u", ppb / TC_QCN_AP_ONE,
+		 ppb % TC_QCN_AP_ONE);
+	for (i = strlen(buf) - 1; buf[i] == '0'; i--)
+		buf[i] = '\0';
+	if (buf[i] == '.')
+		buf[i] = '\0';
+	print_color_float(PRINT_JSON, COLOR_NONE, key, NULL,
+			  (double)ppb / TC_QCN_AP_ONE);
+	print_color_uint(PRINT_JSON, COLOR_NONE, key_ppb, NULL, ppb);
+	print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt, buf);
 }
 
 static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -251,6 +323,19 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_RP_MEMORY_LIMIT], 4))
 		tcp_size("memory_limit", "memory_limit %s ",
 			 rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
+	/* N-AIMD, AP-N-AIMD: absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_RP_NAIMD_GI], 4))
+		rp_print_gain("naimd_gi", "naimd_gi_ppb", "naimd-gi %s ",
+			      rta_u32(tb[TCA_QCN_RP_NAIMD_GI]));
+	RATE(TCA_QCN_RP_NAIMD_RU, "naimd_ru", "naimd-ru");
+	if (rta_ok_len(tb[TCA_QCN_RP_NAIMD_GD], 4))
+		rp_print_gain("naimd_gd", "naimd_gd_ppb", "naimd-gd %s ",
+			      rta_u32(tb[TCA_QCN_RP_NAIMD_GD]));
+	if (rta_ok_len(tb[TCA_QCN_RP_FB_UNIT], 4))
+		tcp_size("fb_unit", "fb-unit %s ", rta_u32(tb[TCA_QCN_RP_FB_UNIT]));
+	U32(TCA_QCN_RP_AP_PKTS, "ap_packets", "ap-packets");
+	if (rta_ok_len(tb[TCA_QCN_RP_W_EXP], 4))
+		tcq_print_pow2("w", "w_exp", "w %g ", rta_s32(tb[TCA_QCN_RP_W_EXP]));
 #undef RATE
 #undef U32
 #undef TIME
@@ -327,6 +412,15 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 		tcp_u64("memory_drops", " memory_drops %llu",
 			(unsigned long long)s->memory_drops);
 		tcp_uint("memory_usage", " memory_usage %u", s->memory_usage);
+		/* N-AIMD counters: only from a module that has them */
+		if (RTA_PAYLOAD(xstats) >= (int)(offsetof(struct tc_qcn_rp_xstats, ap_steps) +
+						  sizeof(s->ap_steps))) {
+			print_nl();
+			tcp_u64("cnm_positive", "  cnm_positive %llu",
+				(unsigned long long)s->cnm_positive);
+			tcp_u64("ap_steps", " ap_steps %llu",
+				(unsigned long long)s->ap_steps);
+		}
 	}
 	return 0;
 }

@@ -299,6 +299,49 @@ static inline int tcq_get_unit(__u64 *val, int (*parse)(uint64_t *, const char *
 #define tcq_get_rate(v, ...)	tcq_get_unit(v, tcu_get_rate, 8, tcq_rate, __VA_ARGS__)
 #define tcq_get_time(v, ...)	tcq_get_unit(v, tcu_get_time, 1000, tcq_time, __VA_ARGS__)
 
+/* 2^e, exact for the exponents of w (no libm in a plugin) */
+static inline double tcq_pow2(int e)
+{
+	double v = 1.0;
+
+	for (; e > 0; e--)
+		v *= 2;
+	for (; e < 0; e++)
+		v /= 2;
+	return v;
+}
+
+/*
+ * A power of two 2^min .. 2^max written as a number ("0.25", "2", "1024";
+ * tcu_get_pow2()) -> its exponent: qcn's w and qcn_rp's w, which must be
+ * the same CPs' w.
+ */
+static inline int tcq_get_pow2(__s32 *exp, const char *kind, const char *what,
+			       const char *arg, int min, int max)
+{
+	char lo[48], hi[32];
+	int e, rc = tcu_get_pow2(&e, arg, min, max);
+
+	if (rc == -1)
+		return tcq_bad(kind, what, arg);
+	if (rc) {
+		snprintf(lo, sizeof(lo), "a power of two, %.10g", tcq_pow2(min));
+		snprintf(hi, sizeof(hi), "%.10g", tcq_pow2(max));
+		return tcq_range(kind, what, arg, lo, hi);
+	}
+	*exp = e;
+	return 0;
+}
+
+/* a power-of-two option: JSON the exponent (key_exp) and the value (key),
+ * text the value ("w 2") */
+static inline void tcq_print_pow2(const char *key, const char *key_exp,
+				  const char *fmt, __s32 e)
+{
+	print_color_int(PRINT_JSON, COLOR_NONE, key_exp, NULL, e);
+	print_color_float(PRINT_ANY, COLOR_NONE, key, fmt, tcq_pow2(e));
+}
+
 /* a time option: JSON the number of us, text "10ms" */
 static inline void tcq_print_time(const char *key, const char *fmt, __u32 us)
 {

@@ -69,12 +69,14 @@ static const char *usage_text =
 "  qcn:        samples cnms last_qfb qold tail_drops\n"
 "  qcn_rp:     cnm_rx cnm_unmatched cnm_malformed limiters\n"
 "  limiter:    flow cr_bps tr_bps state cnm_rx (flow as tc -s class shows it)\n"
-"  AF class:   weight rate_est_bps fair_bps fb_af cnm_sent\n";
+"  AF class:   weight rate_est_bps fair_bps fb_af cnm_sent\n"
+"  N-AIMD:     cnm_positive (qcn, qcn_rp: CNMs with Fb >= 0), ap_steps\n"
+"              (qcn_rp: averaging steps); empty from older modules\n";
 
 enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
 	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
 	F_CNMRX, F_UNM, F_MAL, F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT,
-	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_NUM };
+	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_CNMPOS, F_APSTEPS, F_NUM };
 
 /* the columns: name (CSV header, JSON key) and JSON type */
 enum col_type { C_NUM, C_DEC, C_STR };
@@ -96,7 +98,8 @@ static const struct {
 	[F_TR] = { "tr_bps", C_NUM },	[F_STATE] = { "state", C_STR },
 	[F_WEIGHT] = { "weight", C_NUM }, [F_REST] = { "rate_est_bps", C_NUM },
 	[F_FAIR] = { "fair_bps", C_NUM }, [F_FBAF] = { "fb_af", C_NUM },
-	[F_CNMSENT] = { "cnm_sent", C_NUM },
+	[F_CNMSENT] = { "cnm_sent", C_NUM }, [F_CNMPOS] = { "cnm_positive", C_NUM },
+	[F_APSTEPS] = { "ap_steps", C_NUM },
 };
 
 struct row {
@@ -297,7 +300,8 @@ static int on_msg(struct nl_msg *msg, void *arg)
 			int len = nla_len(st[TCA_STATS_APP]);
 
 			/* older modules send a shorter struct (no gso_split, no
-			 * memory counters): the fields shown here are all there
+			 * memory counters): the fields shown here are all there,
+			 * but for the N-AIMD counters, left empty when absent
 			 */
 			if (!strcmp(kind, "qcn") && !cls &&
 			    len >= (int)offsetof(struct tc_qcn_xstats, gso_split)) {
@@ -313,6 +317,10 @@ static int on_msg(struct nl_msg *msg, void *arg)
 				SETF(&r, F_QFB, "%u", s.last_qfb);
 				SETF(&r, F_QOLD, "%u", s.qold);
 				SETF(&r, F_TDROPS, "%llu", (unsigned long long)s.drops);
+				if (len >= (int)(offsetof(struct tc_qcn_xstats, cnm_positive) +
+						 sizeof(s.cnm_positive)))
+					SETF(&r, F_CNMPOS, "%llu",
+					     (unsigned long long)s.cnm_positive);
 			} else if (!strcmp(kind, "qcn") && cls &&
 				   len >= (int)sizeof(struct tc_qcn_class_xstats)) {
 				struct tc_qcn_class_xstats s;
@@ -324,14 +332,22 @@ static int on_msg(struct nl_msg *msg, void *arg)
 				SETF(&r, F_FBAF, "%u", s.last_fb_af);
 				SETF(&r, F_CNMSENT, "%llu", (unsigned long long)s.cnm_sent);
 			} else if (!strcmp(kind, "qcn_rp") && !cls &&
-				   len >= (int)sizeof(struct tc_qcn_rp_xstats)) {
+				   len >= (int)offsetof(struct tc_qcn_rp_xstats, gso_split)) {
 				struct tc_qcn_rp_xstats s;
 
-				memcpy(&s, x, sizeof(s));
+				memset(&s, 0, sizeof(s));
+				memcpy(&s, x, len < (int)sizeof(s) ? (size_t)len : sizeof(s));
 				SETF(&r, F_CNMRX, "%llu", (unsigned long long)s.cnm_rx);
 				SETF(&r, F_UNM, "%llu", (unsigned long long)s.cnm_unmatched);
 				SETF(&r, F_MAL, "%llu", (unsigned long long)s.cnm_malformed);
 				SETF(&r, F_LIMS, "%u", s.limiters_active);
+				if (len >= (int)(offsetof(struct tc_qcn_rp_xstats, ap_steps) +
+						 sizeof(s.ap_steps))) {
+					SETF(&r, F_CNMPOS, "%llu",
+					     (unsigned long long)s.cnm_positive);
+					SETF(&r, F_APSTEPS, "%llu",
+					     (unsigned long long)s.ap_steps);
+				}
 			} else if (!strcmp(kind, "qcn_rp") && cls &&
 				   len >= (int)sizeof(struct tc_qcn_rp_class_xstats)) {
 				struct tc_qcn_rp_class_xstats s;

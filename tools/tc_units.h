@@ -28,9 +28,10 @@
  * Each parser returns 0, or -1 when the text is not a number with a
  * known suffix, or -2 when the value does not fit in 64 bits.
  *
- * Three unitless values live here too: plain counts (digits only),
- * fractions (qcn's alpha, beta: 0 < x < 1 in units of 1/65536) and powers
- * of two (qcn's w).
+ * Four unitless values live here too: plain counts (digits only),
+ * fractions (qcn's alpha, beta: 0 < x < 1 in units of 1/65536), gains
+ * (qcn_rp's naimd-gi, naimd-gd: 0 <= x <= 1 in parts per 10^9) and powers
+ * of two (qcn's and qcn_rp's w).
  */
 #ifndef _QCN_TC_UNITS_H
 #define _QCN_TC_UNITS_H
@@ -202,6 +203,29 @@ static inline int tcu_get_frac16(uint32_t *val, const char *s)
 	if (x < 1 || x > 65535)
 		return -2;
 	*val = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * 0 <= x <= 1 -> round(x * 10^9), 0..10^9 (qcn_rp's naimd-gi, naimd-gd).
+ * The decimal is read exactly to 18 places (tcu_parse() at 10^18, no
+ * binary floating point: "0.53333" is 533330000, "0.0026667" 2666700),
+ * so anything above 1 in those places is out of range, and then rounded
+ * half up to the 10^-9 step.
+ */
+static inline int tcu_get_ppb(uint32_t *val, const char *s)
+{
+	static const struct tcu_unit e18[] = {
+		{ "", 1000000000000000000ULL }, { NULL, 0 }
+	};
+	uint64_t x;
+	int rc = tcu_parse(&x, s, e18);
+
+	if (rc)
+		return rc;
+	if (x > 1000000000000000000ULL)
+		return -2;
+	*val = (uint32_t)((x + 500000000) / 1000000000);
 	return 0;
 }
 

@@ -83,6 +83,34 @@ static void pow2_and_frac(void)
 	}
 }
 
+/* qcn_rp's naimd-gi, naimd-gd: 0 .. 1 in parts per 10^9, exact decimals */
+static void gains(void)
+{
+	static const struct { const char *in; int rc; uint32_t v; } g[] = {
+		{ "0.53333", 0, 533330000 }, { "0.0026667", 0, 2666700 },
+		{ "1", 0, 1000000000 }, { "0", 0, 0 }, { "1.000000000", 0, 1000000000 },
+		{ "0.1", 0, 100000000 }, { "0.3", 0, 300000000 }, { ".7", 0, 700000000 },
+		{ "0.123456789", 0, 123456789 }, { "5e-1", 0, 500000000 },
+		{ "0.0000000005", 0, 1 }, { "0.0000000004999", 0, 0 },
+		{ "0.9999999995", 0, 1000000000 }, { "0.000000000000000000001", 0, 0 },
+		{ "1.0000001", -2, 0 }, { "1.000000000000000001", -2, 0 }, { "2", -2, 0 },
+		{ "1e3", -2, 0 }, { "18446744073709551616", -2, 0 },
+		{ "-0.5", -1, 0 }, { "+0.5", -1, 0 }, { "half", -1, 0 }, { "", -1, 0 },
+		{ ".", -1, 0 }, { "0.5x", -1, 0 }, { "0x1", -1, 0 }, { "nan", -1, 0 },
+		{ "inf", -1, 0 }, { " 0.5", -1, 0 }, { "0.5kbit", -1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < N(g); i++) {
+		uint32_t v = 99;
+		int rc = tcu_get_ppb(&v, g[i].in);
+
+		CHECK(rc == g[i].rc && (rc ? v == 99 : v == g[i].v),
+		      "gain \"%s\": rc %d (want %d), %u ppb (want %u)",
+		      g[i].in, rc, g[i].rc, v, g[i].v);
+	}
+}
+
 int main(void)
 {
 	/* get_size(): k/kb = 1024 (the README's "limit 150kb qeq 26kb") */
@@ -162,6 +190,7 @@ int main(void)
 		CHECK(tcu_get_size(&v, NULL) == -1, "a NULL string is rejected");
 	}
 	pow2_and_frac();
+	gains();
 	{
 		static const struct good counts[] = {
 			{ "0", 0 }, { "7", 7 }, { "007", 7 }, { "65535", 65535 },
