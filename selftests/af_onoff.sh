@@ -48,7 +48,12 @@ sleep 1
 got=$(awk -v s="$QCN_NET.3" '$2 == s { d = $4 } END { print d + 0 }' "$log")
 want=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$sent")
 ktap_info "on/off flow: $want datagrams sent, $got received"
-ktap_rate_check "on/off flow loses nothing" test "${want:-0}" -gt 0 -a "$got" -eq "${want:-0}"
+# not throttled: h3's qcn_rp never got a CNM (Fb_AF 0 for its class);
+# a datagram may still meet the shared FIFO's tail drop in a burst of the
+# heavy flows (the paper's claim is about CNMs, not about the FIFO)
+h3cnm=$(nsx h3 tc -s -j qdisc show dev eth0 | jq '.[0].cnm_rx // 0')
+ktap_rate_check "on/off flow is never throttled (h3 got $h3cnm CNMs) and loses <= 1 % ($((want - got)) of $want)" \
+	test "${want:-0}" -gt 0 -a "$h3cnm" -eq 0 -a "$got" -le "${want:-0}" -a $(((want - got) * 100)) -le "${want:-0}"
 r3=$(af_rate "$log" 8000 18000 3)
 ktap_rate_check "on/off flow keeps its 80 kbit/s (got $r3)" test "$r3" -ge 70
 rm -f "$log" "$sent"

@@ -147,6 +147,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \
 capture h1 eth0 "$TMP/h1.pcap" "ether proto 0x22e7" && p1=$TB_LAST_PID &&
 capture h2 eth0 "$TMP/h2.pcap" "ether proto 0x22e7" && p2=$TB_LAST_PID ||
 	ktap_skip_all "tcpdump does not start"
+rxdrop() { nsx "$1" ip -s -j link show dev eth0 | jq '.[0].stats64.rx.dropped // 0'; }
+drop0=$(( $(rxdrop h1) + $(rxdrop h2) ))
 nsbg h1 "$SEND" -d "$QCN_NET.100" -p 5201 -s 1200 -r 40000000 -t 4 >/dev/null
 s1=$TB_LAST_PID
 nsbg h2 "$SEND" -d "$QCN_NET.100" -p 5202 -s 1200 -r 40000000 -t 4 >/dev/null
@@ -161,8 +163,12 @@ n2=$("$DUMP" -r "$TMP/h2.pcap" | grep -c '^cnm ')
 sent=$(qdisc_json sw sw-pr | jq -r '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
 ktap_info "CNMs captured: h1 $n1, h2 $n2 (the port sent $sent;" \
 	"tcpdump: $(grep -h 'dropped by kernel' "$TMP/h1.pcap.log" "$TMP/h2.pcap.log" | tr '\n' ' '))"
-ktap_check "the port's $sent CNMs were captured on h1 ($n1) and h2 ($n2)" \
-	test "$n1" -gt 0 -a "$n2" -gt 0 -a "$((n1 + n2))" -eq "$sent"
+# a CNM the receiving veth dropped (its CPU's backlog full: one CPU
+# carries every namespace's traffic under UML) was sent but is not on
+# the capture; those are counted in eth0's rx dropped
+lost=$(( $(rxdrop h1) + $(rxdrop h2) - drop0 ))
+ktap_check "the port's $sent CNMs were captured on h1 ($n1) and h2 ($n2), or dropped by their eth0 ($lost)" \
+	test "$n1" -gt 0 -a "$n2" -gt 0 -a "$((n1 + n2))" -le "$sent" -a "$((n1 + n2 + lost))" -ge "$sent"
 ktap_check "tshark decodes the $((n1 + n2)) captured CNMs exactly as the codec" \
 	same "$TMP/cp.codec" "$TMP/cp.tshark" "port CNMs"
 
