@@ -66,6 +66,18 @@ af_blast()
 	nsbg "h$i" "$AF_SEND" -d "$QCN_NET.100" -p 9000 -s 1400 -t "$s" "$@" > /dev/null
 }
 
+# af_port_window SECONDS CSV: qcnstat samples sw-pr's queue every 20 ms
+# for SECONDS into CSV; prints "DROPS PACKETS", the tail drops and packets
+# the port counted meanwhile
+af_port_window()
+{
+	local d0 p0 d1 p1 q='.[0] | "\(.tail_drops) \(.packets)"'
+	read -r d0 p0 < <(nsx sw tc -s -j qdisc show dev sw-pr | jq -r "$q")
+	nsx sw "$QCN_TOP/tools/qcnstat" -d sw-pr -i 20ms -t "${1}s" > "$2"
+	read -r d1 p1 < <(nsx sw tc -s -j qdisc show dev sw-pr | jq -r "$q")
+	echo "$((d1 - d0)) $((p1 - p0))"
+}
+
 # af_bytes LOG T_MS I: bytes from hI counted by the sink up to T_MS
 af_bytes()
 {

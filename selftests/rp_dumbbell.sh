@@ -26,22 +26,18 @@ ktap_check "dumbbell: h1, h2 -> qcn 30mbit -> r" test $? -eq 0
 # starve the senders, and ~450 samples instead of a handful of tc calls)
 phase()
 {
-	local name=$1 d0 d1 p0 p1
+	local name=$1 dd pp
 	nsbg r "$AF_SINK" 9000 250 15 > "$tmp/sink-$name"
 	sleep 0.2
 	af_blast 1 14
 	af_blast 2 14
 	sleep 4
-	d0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
-	p0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
-	nsx sw "$QS" -d sw-pr -i 20ms -t 9s > "$tmp/q-$name"
-	d1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
-	p1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
+	read -r dd pp < <(af_port_window 9 "$tmp/q-$name")
 	sleep 2
 	eval "$(qcnstat_cols "$tmp/q-$name" kind backlog | awk -F'\t' -v n="$name" '$1 == "qcn" {
 			k++; s += $2; if ($2 >= 120000) f++ }
 		END { printf "%s_n=%d %s_q=%d %s_full=%d\n", n, k, n, k ? s / k : 0, n, f }')"
-	eval "${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
+	eval "${name}_drops=$dd ${name}_pkts=$pp"
 	eval "${name}_rate=$(( $(af_rate "$tmp/sink-$name" 4000 12000 1) + $(af_rate "$tmp/sink-$name" 4000 12000 2) ))"
 }
 

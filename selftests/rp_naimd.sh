@@ -41,26 +41,22 @@ ktap_check "... and changes nothing" test \
 # 20 ms from 4 to 11 s; CNMs to h1 captured over the whole phase
 phase()
 {
-	local name=$1 d0 d1 p0 p1
+	local name=$1 dd pp
 	nsbg r "$AF_SINK" 9000 250 13 > "$tmp/sink-$name"
 	nsbg h1 "$DUMP" -i eth0 -Q in -t 12 > "$tmp/cnm-$name"
 	sleep 0.3
 	af_blast 1 12
 	af_blast 2 12
 	sleep 4
-	d0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
-	p0=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
-	nsx sw "$QS" -d sw-pr -i 20ms -t 7s > "$tmp/q-$name"
-	d1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].tail_drops')
-	p1=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0].packets')
+	read -r dd pp < <(af_port_window 7 "$tmp/q-$name")
 	sleep 1.5
 	local q n r
 	read -r n q < <(qcnstat_cols "$tmp/q-$name" kind backlog | awk -F'\t' '$1 == "qcn" {
 			k++; s += $2 } END { printf "%d %d\n", k, k ? s / k : 0 }')
 	r=$(( $(af_rate "$tmp/sink-$name" 4000 11000 1) + $(af_rate "$tmp/sink-$name" 4000 11000 2) ))
 	eval "${name}_n=$n ${name}_q=$q ${name}_rate=$r"
-	eval "${name}_drops=$((d1 - d0)) ${name}_pkts=$((p1 - p0))"
-	ktap_info "$name: mean queue $q B ($n samples), drops $((d1 - d0)) of $((p1 - p0)), goodput $r kbit/s"
+	eval "${name}_drops=$dd ${name}_pkts=$pp"
+	ktap_info "$name: mean queue $q B ($n samples), drops $dd of $pp, goodput $r kbit/s"
 }
 
 rp_x() { nsx "h$1" tc -s -j qdisc show dev eth0 | jq -r ".[0].$2 // 0"; }
