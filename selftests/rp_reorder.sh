@@ -23,9 +23,12 @@ xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r '.[] | select(.kind == "qcn_rp
 
 # b's veth end receives through NAPI with GRO on, in order: through
 # netif_rx() an SMP guest reorders by itself (frames sent from two CPUs
-# land in two per-CPU backlogs)
+# land in two per-CPU backlogs).  veth takes the NAPI path only for skbs
+# it may aggregate (veth_skb_is_eligible_for_gro(): a sender without TSO
+# features), so a's end has TSO off (nothing here is TSO: UDP, 1400 B)
 if command -v ethtool > /dev/null; then
 	nsx b ethtool -K eth0 gro on
+	nsx a ethtool -K eth0 tso off > /dev/null 2>&1
 else
 	ktap_info "no ethtool: b receives through netif_rx (an SMP machine may reorder there)"
 fi
