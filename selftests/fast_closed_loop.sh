@@ -20,8 +20,9 @@
 #   sender sends 64 KB GSO batches at once whenever its limiter has been
 #   released, and the loop spends time recovering from those bursts;
 #   measured 65-84 %, TCP 76-98 %),
-#   queue mean <= 1.5 Qeq and below half the reference's (TCP alone keeps
-#   the buffer full),
+#   queue mean <= 1.5 Qeq and, where the reference congests the port (its
+#   mean above Qeq: TCP alone keeps the buffer full), below half the
+#   reference's (UDP GSO senders in UML may not fill the port at all),
 #   the queue near the limit (within one frame) in at most half as many
 #   samples as the reference's, and never in more than 5 %,
 #   tail drops at most a quarter of the reference's (or < 0.1 %).
@@ -93,8 +94,10 @@ check_case()
 	[ "$kind" = udp ] && floor=50
 	ktap_check "$rate $n $kind: QCN throughput $k kbit/s >= $floor % of the reference's $ref" \
 		test $((k * 100)) -ge $((ref * floor)) -a "$ref" -gt 0
-	ktap_check "$rate $n $kind: queue mean ${qq[0]} B <= 1.5 Qeq and < half the reference's ${rq[0]} B" \
-		test "${qq[0]}" -le $((QEQ * 3 / 2)) -a $((qq[0] * 2)) -lt "${rq[0]}"
+	local half=1
+	[ "${rq[0]}" -gt "$QEQ" ] && [ $((qq[0] * 2)) -ge "${rq[0]}" ] && half=0
+	ktap_check "$rate $n $kind: queue mean ${qq[0]} B <= 1.5 Qeq and < half the reference's ${rq[0]} B if that is above Qeq" \
+		test "${qq[0]}" -le $((QEQ * 3 / 2)) -a "$half" = 1
 	ktap_check "$rate $n $kind: near the limit in $full of ${qq[5]} samples (<= 5 %, <= half the reference's $rfull)" \
 		test $((full * 20)) -le "${qq[5]}" -a $((full * 2)) -le "$rfull"
 	ktap_check "$rate $n $kind: tail drops $dr of $pk <= 1/4 of the reference's $rdr of $rpk (or < 0.1 %)" \
