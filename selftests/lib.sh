@@ -306,13 +306,16 @@ tb_link()
 	tb_port "$1" br0 "$2" && tb_port "$3" br0 "$4"
 }
 
-# tb_learn "SRC:I" ...: SRC pings $QCN_NET.I (FDBs and neighbours filled
-# before traffic starts, as tb_star does)
+# tb_learn "SRC:I" ...: SRC resolves $QCN_NET.I and sends it one UDP
+# datagram (port 9, discard), so that the bridges' FDBs and the neighbour
+# tables are filled before traffic starts (no ping needed: UML runs the
+# host's userspace, which may have none)
 tb_learn()
 {
 	local p
 	for p in "$@"; do
-		nsx "${p%%:*}" ping -c1 -W2 "$QCN_NET.${p#*:}" > /dev/null 2>&1
+		nsx "${p%%:*}" bash -c "echo learn > /dev/udp/$QCN_NET.${p#*:}/9" 2>/dev/null
+		sleep 0.05
 	done
 	return 0
 }
