@@ -38,7 +38,7 @@ done
 ktap_check "testbed: 4 qcn_rp senders, qcn $RATE af on, classes with weights 4 3 2 1" test $ok -eq 4
 fast_servers 4
 for i in 1 2 3 4; do fast_tcp "$i" "$DUR" "$tmp/f$i.json" -i 0.5; done
-fast_wait
+tb_wait
 
 # shares over [8 s, 22 s]: past the start-up
 total=0

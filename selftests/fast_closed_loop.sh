@@ -72,9 +72,8 @@ phase()
 	read -r "${name}_kbps" "${name}_pkts" "${name}_drops" <<<"$w"
 	eval "${name}_q=\"$(fast_queue_stats "$tmp/$name.csv")\""
 	eval "${name}_full=$(qs_col "$tmp/$name.csv" backlog | awk -v l=$((LIMIT - FAST_MTU - 14)) '$1 >= l { n++ } END { print n + 0 }')"
-	fast_wait
+	tb_wait
 }
-
 
 # one testbed per flow count; the port rate changes between cases
 check_case()

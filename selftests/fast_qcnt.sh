@@ -44,7 +44,7 @@ trial()
 	fast_tcp 1 "$DUR" "$tmp/$k-1.json" -i 0.5
 	sleep "$LATE"
 	fast_tcp 2 $((DUR - LATE)) "$tmp/$k-2.json" -i 0.5
-	fast_wait
+	tb_wait
 	# intervals paired by their place in time (flow 2's clock starts LATE
 	# s later; start stamps differ by microseconds)
 	paste -d' ' <(fast_series "$tmp/$k-1.json" | tail -n +$((LATE * 2 + 1))) \

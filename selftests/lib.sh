@@ -184,21 +184,28 @@ tb_init()
 	trap 'exit 130' INT TERM
 }
 
+# tb_wait: wait for the background processes started with nsbg
+tb_wait()
+{
+	local p
+	for p in "${__tb_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	__tb_pids=()
+}
+
 tb_cleanup()
 {
 	local p n
 	for p in "${__tb_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
-	for p in "${__tb_pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
+	tb_wait
 	for n in "${__tb_ns[@]}"; do
 		ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$n" 2>/dev/null
 	done
 	__tb_ns=()
-	__tb_pids=()
 }
 
 # tb_ns NAME: create namespace $TB-NAME with lo up.
@@ -254,22 +261,12 @@ tb_port()
 # hI 02:00:00:00:00:0I, r 02:00:00:00:00:64.
 tb_star()
 {
-	local n=$1 i mac
-	tb_ns sw || return 1
-	tb_bridge sw br0 || return 1
+	local n=$1 i
+	tb_switch sw || return 1
 	for i in $(seq 1 "$n"); do
-		tb_ns "h$i" || return 1
-		tb_veth "h$i" eth0 sw "sw-p$i" || return 1
-		mac=$(printf '02:00:00:00:00:%02x' "$i")
-		ip -n "$TB-h$i" link set eth0 address "$mac"
-		ip -n "$TB-h$i" addr add "$QCN_NET.$i/24" dev eth0
-		tb_port sw br0 "sw-p$i"
+		tb_host "h$i" "$i" sw "sw-p$i" || return 1
 	done
-	tb_ns r || return 1
-	tb_veth r eth0 sw sw-pr || return 1
-	ip -n "$TB-r" link set eth0 address 02:00:00:00:00:64
-	ip -n "$TB-r" addr add "$QCN_NET.100/24" dev eth0
-	tb_port sw br0 sw-pr
+	tb_host r 100 sw sw-pr || return 1
 	# learn every MAC before traffic starts (fdb entries, neighbours)
 	for i in $(seq 1 "$n"); do
 		nsx "h$i" ping -c1 -W2 "$QCN_NET.100" >/dev/null 2>&1

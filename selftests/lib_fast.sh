@@ -56,16 +56,6 @@ qs_col()
 	qcnstat_cols "$1" kind "$2" | awk -F'\t' '$1 == "qcn" { print $2 }'
 }
 
-# fast_wait: wait for the background processes started with nsbg
-fast_wait()
-{
-	local p
-	for p in "${__tb_pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	__tb_pids=()
-}
-
 # fast_queue_stats CSV: "mean p10 p50 p99 max n" of the qcn backlog samples
 fast_queue_stats()
 {
