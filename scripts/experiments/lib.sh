@@ -60,3 +60,11 @@ eps_conv()
 }
 
 have_gnuplot() { command -v gnuplot > /dev/null; }
+
+# rate_bps RATE: a rate in tc's bit units (200mbit, 1gbit, 500kbit; a bare
+# number is bit/s) in bit/s
+rate_bps()
+{
+	awk -v r="$1" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
+		printf "%d", n * (u == "gbit" ? 1e9 : u == "mbit" ? 1e6 : u == "kbit" ? 1e3 : 1) }'
+}
