@@ -63,8 +63,8 @@
  *   nothing (the flow is at line rate).  In AP-N-AIMD the ap_pkts-th
  *   packet sent after the latest feedback sets CR <- (CR + TR)/2 once
  *   (qcn_rp_tx() with bytes > 0 counts packets).  The limiter is released
- *   when CR reaches max rate with no averaging step pending.  The
- *   limiter's timer never expires (timer_expiry_ns = U64 max).
+ *   when CR reaches max rate with no averaging step pending.
+ *   qcn_rp_timer() never expires in these modes.
  * - State (qcn_rp_state): the phase whose rule the last expiry applied,
  *   from the current stage counts: FR if max(stages) <= threshold, HAI if
  *   m > HAI threshold, AI otherwise; RELEASED when not active; FR for an
@@ -409,7 +409,6 @@ static inline enum qcn_rp_event qcn_rp_feedback(struct qcn_rp *rp,
 		rp->timer_stage = 0;
 		rp->active = true;
 	}
-	rp->timer_expiry_ns = QCN_U64_MAX;	/* no timer in N-AIMD */
 	qcn_rp__naimd(rp, p, &s, &np);
 	qcn_naimd_feedback(&s, &np, fb);
 	return qcn_rp__naimd_put(rp, &np, &s);
