@@ -11,7 +11,7 @@
 # runner's per-test timeout in the emulator (~1 s per case there).
 #
 # tdc.py is found in $QCN_TDC_DIR, else in the UML build cache
-# ($QCN_CACHE/uml/src-VER/..., see scripts/uml/lib.sh).  It runs from a
+# ($QCN_CACHE/uml/src-VER-PSUM/..., see scripts/uml-build).  It runs from a
 # writable copy (it writes its results and Python caches next to itself)
 # with a tdc_config_local.py that names this system's tc and ip, a netns
 # and devices of its own, and the environment tc needs to find q_qcn.so.
@@ -29,14 +29,14 @@ TESTS=("$@")
 
 find_tdc()
 {
-	local d v
+	local d
 	if [ -n "${QCN_TDC_DIR:-}" ]; then
 		echo "$QCN_TDC_DIR"
 		return
 	fi
-	. "$QCN_TOP/scripts/uml/lib.sh"	# UML_CACHE, uml_source_version
-	v=$(uml_source_version)
-	for d in ${v:+"$UML_CACHE/src-$v"} $(printf '%s\n' "$UML_CACHE"/src-* | sort -rV); do
+	. "$QCN_TOP/scripts/uml/lib.sh"	# UML_CACHE
+	# src-VER-PSUM (scripts/uml-build), the newest first
+	for d in $(printf '%s\n' "$UML_CACHE"/src-* | sort -rV); do
 		d="$d/tools/testing/selftests/tc-testing"
 		[ -f "$d/tdc.py" ] && { echo "$d"; return; }
 	done
