@@ -100,6 +100,9 @@
 
 struct rp_limiter;
 
+static struct kmem_cache *rp_flow_cache __read_mostly;
+static struct kmem_cache *rp_limiter_cache __read_mostly;
+
 struct rp_flow {
 	struct hlist_node node;
 	struct tc_qcn_rp_flow_key key;
@@ -250,10 +253,16 @@ static void rp_skb_key(const struct rp_sched *q, const struct sk_buff *skb,
 {
 	u8 buf[ETH_HLEN + VLAN_HLEN + QCN_CNM_MSDU_MAX];
 	u32 n = min_t(u32, skb->len, sizeof(buf));
+	const u8 *l2;
 	u8 prio;
 
-	if (n < ETH_HLEN || skb_copy_bits(skb, 0, buf, n)) {
-		memset(buf, 0, sizeof(buf));
+	/* the headers in place when they are linear (no copy), as
+	 * skb_header_pointer()
+	 */
+	l2 = n >= ETH_HLEN ? skb_header_pointer(skb, 0, n, buf) : NULL;
+	if (!l2) {
+		memset(buf, 0, ETH_HLEN);
+		l2 = buf;
 		n = ETH_HLEN;
 	}
 	/*
@@ -262,7 +271,7 @@ static void rp_skb_key(const struct rp_sched *q, const struct sk_buff *skb,
 	 * is local and never on the wire (sch_qcn encapsulates 0 for it).
 	 */
 	prio = skb_vlan_tag_present(skb) ? skb_vlan_tag_get_prio(skb) : 0;
-	rp_key(READ_ONCE(q->flow_kind), buf, buf + 2 * ETH_ALEN,
+	rp_key(READ_ONCE(q->flow_kind), l2, l2 + 2 * ETH_ALEN,
 	       n - 2 * ETH_ALEN, prio, key);
 }
 
@@ -272,13 +281,25 @@ static u32 rp_hash(const struct rp_sched *q, const struct tc_qcn_rp_flow_key *k)
 	return jhash2((const u32 *)k, sizeof(*k) / 4, q->seed);
 }
 
+/* keys are whole u32 words (rp_hash()); no byte-wise memcmp() per packet */
+static bool rp_key_equal(const struct tc_qcn_rp_flow_key *a,
+			 const struct tc_qcn_rp_flow_key *b)
+{
+	const u32 *x = (const u32 *)a, *y = (const u32 *)b;
+	u32 i, d = 0;
+
+	for (i = 0; i < sizeof(*a) / 4; i++)
+		d |= x[i] ^ y[i];
+	return !d;
+}
+
 static struct rp_flow *rp_flow_find(struct rp_sched *q,
 				    const struct tc_qcn_rp_flow_key *k, u32 h)
 {
 	struct rp_flow *f;
 
 	hlist_for_each_entry(f, &q->flows[h % RP_FLOW_BUCKETS], node)
-		if (f->hash == h && !memcmp(&f->key, k, sizeof(*k)))
+		if (f->hash == h && rp_key_equal(&f->key, k))
 			return f;
 	return NULL;
 }
@@ -293,7 +314,7 @@ static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 		if (f->lim || time_before(jiffies, f->last_tx + RP_FLOW_AGE))
 			continue;
 		hlist_del(&f->node);
-		kfree(f);
+		kmem_cache_free(rp_flow_cache, f);
 		q->nflows--;
 	}
 }
@@ -394,7 +415,7 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 	list_del(&lim->list);
 	xa_erase(&q->ids, lim->id);
 	q->nlim--;
-	kfree(lim);
+	kmem_cache_free(rp_limiter_cache, lim);
 }
 
 /*
@@ -571,11 +592,12 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 			q->st.limiters_refused++;
 			return true;
 		}
-		lim = kzalloc(sizeof(*lim), GFP_ATOMIC);
+		lim = kmem_cache_zalloc(rp_limiter_cache, GFP_ATOMIC | __GFP_NOWARN);
 		if (!lim || xa_alloc_cyclic(&q->ids, &lim->id, lim,
 					    XA_LIMIT(1, RP_MAX_LIMITERS),
-					    &q->next_id, GFP_ATOMIC) < 0) {
-			kfree(lim);
+					    &q->next_id, GFP_ATOMIC | __GFP_NOWARN) < 0) {
+			if (lim)
+				kmem_cache_free(rp_limiter_cache, lim);
 			q->st.limiters_refused++;
 			return true;
 		}
@@ -781,7 +803,8 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		if (q->nflows >= RP_MAX_FLOWS)
 			rp_flow_gc(q, b);
 		if (q->nflows < RP_MAX_FLOWS) {
-			f = kzalloc(sizeof(*f), GFP_ATOMIC);
+			f = kmem_cache_zalloc(rp_flow_cache,
+					      GFP_ATOMIC | __GFP_NOWARN);
 			if (f) {
 				f->key = key;
 				f->hash = h;
@@ -1014,7 +1037,7 @@ static void rp_flows_free(struct rp_sched *q)
 	for (b = 0; b < RP_FLOW_BUCKETS; b++)
 		hlist_for_each_entry_safe(f, tmp, &q->flows[b], node) {
 			hlist_del(&f->node);
-			kfree(f);
+			kmem_cache_free(rp_flow_cache, f);
 		}
 	q->nflows = 0;
 }
@@ -1541,15 +1564,27 @@ static int __init rp_module_init(void)
 	BUILD_BUG_ON(sizeof(struct tc_qcn_rp_xstats) ==
 		     sizeof(struct tc_qcn_rp_class_xstats));
 
+	rp_flow_cache = KMEM_CACHE(rp_flow, 0);
+	rp_limiter_cache = KMEM_CACHE(rp_limiter, 0);
+	if (!rp_flow_cache || !rp_limiter_cache) {
+		err = -ENOMEM;
+		goto err_cache;
+	}
 	err = register_pernet_subsys(&rp_net_ops);
 	if (err)
-		return err;
+		goto err_cache;
 	dev_add_pack(&rp_cnm_pt);
 	err = register_qdisc(&rp_qdisc_ops);
 	if (err) {
 		dev_remove_pack(&rp_cnm_pt);
 		unregister_pernet_subsys(&rp_net_ops);
+		goto err_cache;
 	}
+	return 0;
+
+err_cache:
+	kmem_cache_destroy(rp_limiter_cache);
+	kmem_cache_destroy(rp_flow_cache);
 	return err;
 }
 
@@ -1558,6 +1593,8 @@ static void __exit rp_module_exit(void)
 	unregister_qdisc(&rp_qdisc_ops);
 	dev_remove_pack(&rp_cnm_pt);	/* synchronize_net() inside */
 	unregister_pernet_subsys(&rp_net_ops);
+	kmem_cache_destroy(rp_limiter_cache);
+	kmem_cache_destroy(rp_flow_cache);
 }
 
 module_init(rp_module_init);

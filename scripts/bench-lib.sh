@@ -73,10 +73,14 @@ bench_pg_offered()
 }
 
 # bench_pg_timed NS DEV SECS: run for SECS, print frames offered per second
+# BENCH_MARK (scripts/bench-profile): a file that names the row while its
+# pktgen runs, so that a profiler outside the guest samples that row only.
 bench_pg_timed()
 {
 	bench_pg_start "$1" "$2"
+	[ -n "${BENCH_MARK:-}" ] && echo "${BENCH_ROW:-}" > "$BENCH_MARK"
 	sleep "$3"
+	[ -n "${BENCH_MARK:-}" ] && rm -f "$BENCH_MARK"
 	bench_pg_stop "$1"
 	bench_pg_offered "$1" "$2"
 }
