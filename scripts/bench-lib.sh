@@ -72,6 +72,16 @@ bench_pg_offered()
 	echo $(( (sent + ${errs:-0}) * 1000000 / us ))
 }
 
+# bench_prio_root NS DEV: a prio root (handle 1:, every priority to band
+# 1:1) under which a benchmark's row is the one leaf.  At the root, pfifo
+# and fq_codel set TCQ_F_CAN_BYPASS and, into an idle device, are never
+# called at all; under prio every row is enqueued and dequeued per frame.
+bench_prio_root()
+{
+	ip netns exec "$1" tc qdisc add dev "$2" root handle 1: prio bands 2 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+}
+
 # bench_pg_timed NS DEV SECS: run for SECS, print frames offered per second
 # BENCH_MARK (scripts/bench-profile): a file that names the row while its
 # pktgen runs, so that a profiler outside the guest samples that row only.
