@@ -57,8 +57,9 @@ static const char usage_text[] =
 "      --seed N           random seed (default 1)\n"
 "Non-greedy sources (the others stay greedy; sizes are rounded to whole\n"
 "frames, at least one):\n"
-"      --onoff I:BYTES:RATE[,..]  source I (1..N) is on-off: a burst of\n"
-"                         BYTES every BYTES*8/RATE (offered load RATE) from\n"
+"      --onoff I:BYTES:RATE[,..]\n"
+"                         source I (1..N) is on-off: a burst of BYTES every\n"
+"                         BYTES*8/RATE (offered load RATE) from\n"
 "                         its --start time; each burst is sent at once (at\n"
 "                         line rate, or at the RP's rate when it limits);\n"
 "                         what it cannot send waits at the source\n"
@@ -157,7 +158,8 @@ static const char usage_text[] =
 "  # onoff I: burst B bytes every P ns, offered X mbps, sent S mbps,\n"
 "    delivered D mbps, backlog mean A bytes, now B bytes, max M bytes\n"
 "(the backlog at the source: time-weighted mean over the window)\n"
-"  # arrivals: G flows, offered X mbps, done D, retransmitted R frames\n"
+"  # arrivals: G flows, offered X mbps, done D, retransmitted R frames,\n"
+"    mean size S bytes\n"
 "  # fct [LO,HI[ KB: flows N, done D, mean M us, median P us\n"
 "(KB = 1000 bytes; offered, sent, delivered and the FCT lines over the\n"
 "window from --from: flows that arrived in it; a frame of a finite flow\n"
@@ -759,7 +761,8 @@ static int fct_summary(u64 pkt, u64 from, double win)
 		done += fins[id].end != 0;
 	}
 	printf("# arrivals: %u flows, offered %.2f mbps, done %u, retransmitted %" PRIu64
-	       " frames\n", arrived, bytes * 8 / win / 1e6, done, retx_frames);
+	       " frames, mean size %.0f bytes\n", arrived, bytes * 8 / win / 1e6, done,
+	       retx_frames, arrived ? (double)bytes / arrived : 0.0);
 	for (b = 0; b < 6; b++) {
 		nb = 0;
 		nd = 0;
