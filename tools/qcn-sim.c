@@ -29,16 +29,18 @@
 
 #define MAX_FLOWS	64
 #define MAX_PORTS	8
+#define MAX_CONNS	64
 #define EXIT_USAGE	2
 
 static const char usage_text[] =
 "Usage: qcn-sim [OPTIONS]\n"
 "\n"
-"Simulates N greedy sources, each behind a QCN reaction point, sending\n"
-"fixed-size frames through one or more congestion points (ports with tail\n"
-"drop, FIFO or DRR, each a CP) to a sink, with the project's CP, AF-QCN,\n"
-"culprit and RP cores.  Frames take RTT/2 from a source to its first\n"
-"port, none between ports; CNMs take RTT/2 back from any port.\n"
+"Simulates N sources (greedy unless told otherwise), each behind a QCN\n"
+"reaction point, sending fixed-size frames through one or more congestion\n"
+"points (ports with tail drop, FIFO or DRR, each a CP) to a sink, with the\n"
+"project's CP, AF-QCN, culprit and RP cores.  Frames take RTT/2 from a\n"
+"source to its first port, none between ports; CNMs take RTT/2 back from\n"
+"any port.\n"
 "\n"
 "Topology and traffic:\n"
 "  -n, --flows N          sources (1..64, default 4)\n"
@@ -53,6 +55,36 @@ static const char usage_text[] =
 "  -f, --from TIME        start of the summary window (default: half of -t)\n"
 "      --start T1,T2,..   source start times (default all 0)\n"
 "      --seed N           random seed (default 1)\n"
+"Non-greedy sources (the others stay greedy; sizes are rounded to whole\n"
+"frames, at least one):\n"
+"      --onoff I:BYTES:RATE[,..]\n"
+"                         source I (1..N) is on-off: a burst of BYTES every\n"
+"                         BYTES*8/RATE (offered load RATE) from\n"
+"                         its --start time; each burst is sent at once (at\n"
+"                         line rate, or at the RP's rate when it limits);\n"
+"                         what it cannot send waits at the source\n"
+"      --arrivals RATE    finite flows arrive as a Poisson process of offered\n"
+"                         load RATE (mean gap = mean size * 8 / RATE), from 0\n"
+"      --arrive-on I1,I2,.. the sources that carry them (the others' traffic\n"
+"                         is greedy or on-off); each arrival picks one\n"
+"                         uniformly, and one of its connections\n"
+"      --conns N          connections per such source, 1..64 (default 1): a\n"
+"                         connection sends its flows one after another, a\n"
+"                         source its busy connections' frames in turn, all\n"
+"                         through the source's one RP (as a NIC's RP serves\n"
+"                         several permanent connections)\n"
+"      --sizes DIST       flow sizes: pareto:MEAN:SHAPE (MEAN in BYTES, SHAPE\n"
+"                         1 < SHAPE <= 100), fixed:BYTES, or list:B1/B2/..\n"
+"                         (one drawn uniformly) (default pareto:10000:1.1)\n"
+"      --max-flows N      no arrivals after the N-th flow (default: until -t)\n"
+"      --flow-rp new|keep new: a flow that arrives while its source has\n"
+"                         nothing to send starts as a new flow does (the RP\n"
+"                         reset: line rate, no limiter until a CNM); keep: it\n"
+"                         inherits the source's RP as it is (default new)\n"
+"      --fct FILE         per finite flow, CSV: flow,source,conn,bytes,\n"
+"                         arrive_us,start_us,end_us,fct_us (FCT = the last\n"
+"                         frame at the sink - arrival; end and fct empty when\n"
+"                         not done by -t)\n"
 "Congestion point (qcn's options):\n"
 "      --limit BYTES      buffer (default 150000)\n"
 "      --qeq BYTES        Qeq (default 26000)\n"
@@ -70,6 +102,10 @@ static const char usage_text[] =
 "      --beta X           0 < X < 1 (default 0.125)\n"
 "      --ts TIME          AF update period (default 1ms)\n"
 "      --active BYTES     active threshold per Ts (default 20000)\n"
+"      --af-fb clamp|signed  eq. (4) for a sample below Qeq: clamp: Fb_QCN\n"
+"                         taken as 0, so Fb = alpha Fb_AF (as sch_qcn does);\n"
+"                         signed: Fb_QCN = -(quantized Fb), i.e. negative, and\n"
+"                         a CNM only when the sum is positive (default clamp)\n"
 "      --weights W1,W2,.. the classes' weight, one per flow, 1..65535\n"
 "                         (default all 1)\n"
 "      --caps R1,R2,..    the classes' maxrate, one per flow (0 = none)\n"
@@ -118,12 +154,24 @@ static const char usage_text[] =
 "    drops D\n"
 "and the step lines end with the other ports' queues (queue_2_bytes ..).\n"
 "Rates are measured at the sink (after the last port).\n"
+"With non-greedy sources, after the summary:\n"
+"  # onoff I: burst B bytes every P ns, offered X mbps, sent S mbps,\n"
+"    delivered D mbps, backlog mean A bytes, now B bytes, max M bytes\n"
+"(the backlog at the source: time-weighted mean over the window)\n"
+"  # arrivals: G flows, offered X mbps, done D, retransmitted R frames,\n"
+"    mean size S bytes\n"
+"  # fct [LO,HI[ KB: flows N, done D, mean M us, median P us\n"
+"(KB = 1000 bytes; offered, sent, delivered and the FCT lines over the\n"
+"window from --from: flows that arrived in it; a frame of a finite flow\n"
+"that is dropped is sent again, RTT/2 after the drop, ahead of new data)\n"
 "(rates, shares and the queue over the window from --from; CNMs (or N-AIMD\n"
 "feedback messages) sent\n"
 "to and frames dropped of each flow over the whole run)\n"
 "Exit status 0, or 2 on bad usage.\n";
 
-enum ev_type { EV_SEND, EV_ARRIVE, EV_DEPART, EV_CNM, EV_AF, EV_STEP, EV_CAPS };
+enum ev_type { EV_SEND, EV_ARRIVE, EV_DEPART, EV_CNM, EV_AF, EV_STEP, EV_CAPS,
+	       EV_BURST, EV_FLOW, EV_RETX };
+enum src_kind { SRC_GREEDY, SRC_ONOFF, SRC_FINITE };
 enum sched { SCHED_FIFO, SCHED_DRR };
 enum sample { SAMPLE_ARRIVAL, SAMPLE_OCCUPANCY, SAMPLE_TWO };
 
@@ -135,6 +183,7 @@ struct event {
 	u8 qfb;
 	u8 hop;		/* EV_ARRIVE: index in the flow's path; EV_DEPART: port */
 	s64 fb;		/* N-AIMD's signed Fb, bytes */
+	u32 tag;	/* EV_ARRIVE, EV_RETX: the frame's finite flow (0: none) */
 };
 
 struct heap {
@@ -143,9 +192,10 @@ struct heap {
 	u64 seq;
 };
 
-static void heap_push_ev(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, u8 hop, s64 fb)
+static void heap_push_tag(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, u8 hop, s64 fb,
+			  u32 tag)
 {
-	struct event e = { t, h->seq++, type, flow, qfb, hop, fb };
+	struct event e = { t, h->seq++, type, flow, qfb, hop, fb, tag };
 	size_t i;
 
 	if (h->n == h->cap) {
@@ -165,6 +215,11 @@ static void heap_push_ev(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, u8 hop
 		i = up;
 	}
 	h->v[i] = e;
+}
+
+static void heap_push_ev(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb, u8 hop, s64 fb)
+{
+	heap_push_tag(h, t, type, flow, qfb, hop, fb, 0);
 }
 
 static void heap_push(struct heap *h, u64 t, u8 type, u8 flow, u8 qfb)
@@ -205,6 +260,70 @@ static u32 rnd32(void)
 	return rng_state;
 }
 
+/*
+ * The non-greedy sources' draws (arrival gaps, sizes, sources) come from a
+ * stream of their own, so that runs that differ only in the CP or RP (QCN
+ * vs AF-QCN) offer the same flows at the same times.
+ */
+static u32 trf_state = 1;
+
+static u32 trf32(void)
+{
+	trf_state ^= trf_state << 13;
+	trf_state ^= trf_state >> 17;
+	trf_state ^= trf_state << 5;
+	return trf_state;
+}
+
+/*
+ * -log2(x / 2^32) for x in 1..2^32-1, in 1/65536 (0 < result <= 32 << 16):
+ * the integer part from the top bit, 16 fraction bits by squaring the
+ * mantissa (Q31, in [1, 2)) and halving it whenever it reaches 2.
+ */
+static u32 nlog2_q16(u32 x)
+{
+	int e = 31 - __builtin_clz(x ? x : 1), b;
+	u64 m = (u64)(x ? x : 1) << (31 - e);
+	u32 frac = 0;
+
+	for (b = 15; b >= 0; b--) {
+		m = (m * m) >> 31;
+		if (m >= (1ULL << 32)) {
+			m >>= 1;
+			frac |= 1U << b;
+		}
+	}
+	return ((u32)(32 - e) << 16) - frac;
+}
+
+/* n * 2^(y / 65536), saturated: 2^(2^-k) in Q30 for the fraction bits */
+static u64 mul_exp2_q16(u64 n, u64 y)
+{
+	static const u32 c[16] = {
+		1518500250, 1276901417, 1170923762, 1121280436, 1097253708,
+		1085434106, 1079572136, 1076653033, 1075196443, 1074468888,
+		1074105294, 1073923544, 1073832680, 1073787251, 1073764537,
+		1073753181
+	};
+	u64 r = 1ULL << 30, ip = y >> 16;
+	int k;
+
+	for (k = 0; k < 16; k++)
+		if (y & (1U << (15 - k)))
+			r = (r * c[k]) >> 30;
+	n = qcn_mul_div_u64(n, r, 1ULL << 30);
+	if (ip >= 64 || (n && n > (QCN_U64_MAX >> ip)))
+		return QCN_U64_MAX;
+	return n << ip;
+}
+
+/* Exp(mean): -ln(U) * mean = -log2(U) * ln 2 * mean (ln 2 in Q32) */
+static u64 draw_exp(u64 mean)
+{
+	return qcn_mul_div_u64(qcn_mul_div_u64(mean, nlog2_q16(trf32()), 65536),
+			       2977044472U, 1ULL << 32);
+}
+
 __attribute__((noreturn))
 static void die(const char *what, const char *arg)
 {
@@ -236,6 +355,7 @@ static u64 parse_num(const char *s, u64 min, u64 max)
 }
 
 static u64 parse_weight(const char *s) { return parse_num(s, 1, 65535); }
+static u64 parse_flow_index(const char *s) { return parse_num(s, 1, MAX_FLOWS); }
 
 /* a decimal gain 0..1000 in parts per 10^9 (N-AIMD's G_i, G_d) */
 static u64 parse_gain(const char *s)
@@ -282,7 +402,56 @@ struct flow {
 	u64 drops, cnms;	/* the totals are their sums */
 	int npath;
 	u8 path[MAX_PORTS];	/* port indexes, first hop first */
+	/* non-greedy sources */
+	u8 kind;		/* SRC_GREEDY, SRC_ONOFF, SRC_FINITE */
+	bool busy;		/* an EV_SEND is pending */
+	u64 next_tx;		/* the earliest next send (line or limiter pace) */
+	u64 last_tx;		/* the last send */
+	u64 pending;		/* on-off: frames not sent yet */
+	u64 burst, period;	/* on-off: frames per burst, ns between bursts */
+	u64 pend_max;		/* on-off: the largest backlog, frames */
+	u64 pend_t;		/* on-off: when pending last changed */
+	double pend_int;	/* on-off: its time integral over the window */
+	u64 offered_win, sent_win;	/* frames offered / sent in the window */
+	u32 cq_head[MAX_CONNS], cq_tail[MAX_CONNS];	/* finite flows per connection */
+	u32 nbusy, rr;		/* connections with a flow; the next in turn */
+	u32 *retx, nretx, retx_cap;	/* finite flows' dropped frames to resend */
 };
+
+/* A finite flow (index 1..: 0 tags the frames of no finite flow) */
+struct fin {
+	u64 arrive, start, end;	/* ns; end 0 until done */
+	u32 frames, sent, done;	/* its size; sent; at the sink */
+	u32 next;		/* the next flow on its connection */
+	u8 src, conn;
+};
+
+static struct fin *fins;
+static u32 nfins, fins_cap;
+static u32 nconns = 1;
+static u64 retx_frames;
+
+/* flow sizes: Pareto (mean, shape), fixed or a list drawn uniformly */
+enum sz_kind { SZ_PARETO, SZ_FIXED, SZ_LIST };
+static struct {
+	int kind, n;
+	u64 mean, xm;		/* bytes */
+	u64 shape;		/* 1/65536 */
+	u64 v[64];
+} sizes = { SZ_PARETO, 0, 10000, 0, 72090, { 0 } };
+
+/* pareto: xm * U^(-1/shape) = xm * 2^(-log2(U) / shape), xm = mean (a-1)/a */
+static u64 draw_size(void)
+{
+	switch (sizes.kind) {
+	case SZ_FIXED:
+		return sizes.mean;
+	case SZ_LIST:
+		return sizes.v[(u64)trf32() * (u64)sizes.n >> 32];
+	default:
+		return mul_exp2_q16(sizes.xm, (u64)nlog2_q16(trf32()) * 65536 / sizes.shape);
+	}
+}
 
 /* A port: a queue with tail drop served at 'rate', and its CP. */
 struct port {
@@ -293,6 +462,9 @@ struct port {
 	u8 *ring;		/* FIFO: flows of the waiting frames, in order */
 	u32 ring_cap, head, nring;
 	int insvc;		/* flow of the frame in service, -1 when idle */
+	u32 insvc_tag;		/* its finite flow (0: none) */
+	u32 *tq;		/* per flow, the finite flows of its waiting frames */
+	u32 tq_head[MAX_FLOWS];	/* (ring_cap entries each, wait[] of them used) */
 	int rr;			/* DRR: the next flow to serve */
 	struct qcn_af_class af[MAX_FLOWS];
 	struct qcn_af_class *afv[MAX_FLOWS];
@@ -388,6 +560,8 @@ static void port_next(struct port *p, int sched)
 	}
 	p->wait[f]--;
 	p->insvc = f;
+	p->insvc_tag = p->tq[f * p->ring_cap + p->tq_head[f]];
+	p->tq_head[f] = (p->tq_head[f] + 1) % p->ring_cap;
 }
 
 /* window statistics: the queue held p->backlog since p->qlast_t */
@@ -420,6 +594,231 @@ static void port_print(const struct port *p, u64 dur, u64 from)
 	       100.0 * p->win_bytes * 8 / (p->rate * wns / 1e9));
 }
 
+/* on-off: pending held since f->pend_t; the window's integral */
+static void src_account(struct flow *f, u64 now, u64 from)
+{
+	if (now > from)
+		f->pend_int += (double)(now - (f->pend_t > from ? f->pend_t : from)) * f->pending;
+	f->pend_t = now;
+}
+
+static bool src_has_data(const struct flow *f)
+{
+	switch (f->kind) {
+	case SRC_ONOFF:
+		return f->pending > 0;
+	case SRC_FINITE:
+		return f->nretx || f->nbusy;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Source f sends a frame at 'now': which finite flow's (0: none).  A
+ * finite source resends dropped frames first, then takes its busy
+ * connections in turn; a flow that has sent its last frame leaves its
+ * connection to the next one, which starts then.
+ */
+static u32 src_take(struct flow *f, u64 now)
+{
+	u32 id, c = 0, k;
+
+	if (f->kind == SRC_ONOFF)
+		f->pending--;
+	if (f->kind != SRC_FINITE)
+		return 0;
+	if (f->nretx)
+		return f->retx[--f->nretx];
+	for (k = 0; k < nconns; k++) {
+		c = (f->rr + k) % nconns;
+		if (f->cq_head[c])
+			break;
+	}
+	f->rr = (c + 1) % nconns;
+	id = f->cq_head[c];
+	if (++fins[id].sent == fins[id].frames) {
+		f->cq_head[c] = fins[id].next;
+		if (f->cq_head[c]) {
+			fins[f->cq_head[c]].start = now;
+		} else {
+			f->cq_tail[c] = 0;
+			f->nbusy--;
+		}
+	}
+	return id;
+}
+
+/* source i has something to send from 'now': an EV_SEND unless pending */
+static void src_wake(struct heap *h, int i, u64 now)
+{
+	struct flow *f = &fl[i];
+
+	if (f->busy)
+		return;
+	f->busy = true;
+	heap_push(h, qcn_max_u64(now, f->next_tx), EV_SEND, (u8)i, 0);
+}
+
+/* --sizes: pareto:MEAN:SHAPE, fixed:BYTES or list:B1/B2/.. */
+static void parse_sizes(const char *s)
+{
+	static const struct tcu_unit half[] = { { "", 2 * 65536 }, { NULL, 0 } };
+	char buf[1024], *tok, *save = NULL;
+	uint64_t x;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	tok = strtok_r(buf, ":", &save);
+	if (tok && !strcmp(tok, "pareto")) {
+		sizes.kind = SZ_PARETO;
+		tok = strtok_r(NULL, ":", &save);
+		sizes.mean = tok ? parse_bytes(tok) : 0;
+		tok = strtok_r(NULL, ":", &save);
+		if (!tok || tcu_parse(&x, tok, half) || strtok_r(NULL, ":", &save))
+			die(opt_name, s);
+		sizes.shape = (x + 1) / 2;
+		if (sizes.shape <= 65536 || sizes.shape > 100 * 65536 || !sizes.mean)
+			die(opt_name, s);
+	} else if (tok && !strcmp(tok, "fixed")) {
+		sizes.kind = SZ_FIXED;
+		tok = strtok_r(NULL, ":", &save);
+		sizes.mean = tok ? parse_bytes(tok) : 0;
+		if (!sizes.mean || strtok_r(NULL, ":", &save))
+			die(opt_name, s);
+	} else if (tok && !strcmp(tok, "list")) {
+		sizes.kind = SZ_LIST;
+		sizes.n = 0;
+		sizes.mean = 0;
+		tok = strtok_r(NULL, ":", &save);
+		if (!tok || strtok_r(NULL, ":", &save))
+			die(opt_name, s);
+		for (tok = strtok_r(tok, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+			if (sizes.n == 64)
+				die("--sizes (more than 64 sizes)", s);
+			sizes.v[sizes.n] = parse_bytes(tok);
+			if (!sizes.v[sizes.n] || sizes.v[sizes.n] > (1ULL << 40))
+				die(opt_name, s);
+			sizes.mean += sizes.v[sizes.n++];
+		}
+		if (!sizes.n)
+			die(opt_name, s);
+		sizes.mean /= (u64)sizes.n;
+	} else {
+		die(opt_name, s);
+	}
+	if (sizes.mean > (1ULL << 40))
+		die(opt_name, s);
+	sizes.xm = sizes.mean * (sizes.shape - 65536) / sizes.shape;
+}
+
+/*
+ * --af-fb signed: eq. (4) with Fb_QCN of either sign (the 6-bit quantized
+ * |Fb|, negative below the set point), rounded to nearest; 0 (no CNM)
+ * unless the sum is positive.
+ */
+static u8 af_combine_signed(const struct qcn_cp_sample *s, const struct qcn_cp_params *cpp,
+			    u8 fb_af, u32 alpha)
+{
+	s64 q = s->fb < 0 ? (s64)s->qfb :
+		-(s64)qcn_cp_quantize(-s->fb, cpp->qeq, cpp->w_exp);
+	s64 v = (s64)(QCN_AF_ONE - alpha) * q + (s64)alpha * (fb_af > 63 ? 63 : fb_af);
+
+	if (v <= 0)
+		return 0;
+	v = (v + QCN_AF_ONE / 2) >> 16;
+	return v > 63 ? 63 : (u8)v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "# arrivals: .." and "# fct [LO,HI[ KB: .." over the finite flows that
+ * arrived in the window; -1 on allocation failure
+ */
+static int fct_summary(u64 pkt, u64 from, double win)
+{
+	static const u64 lo[] = { 0, 1000, 10000, 100000, 1000000 };
+	static const char *const name[] = { "[0,1[", "[1,10[", "[10,100[", "[100,1000[",
+					    "[1000,inf[", "all" };
+	u64 *v = malloc((nfins + 1) * sizeof(*v)), bytes = 0, nd, sum;
+	u32 id, arrived = 0, done = 0, nb;
+	int b;
+
+	if (!v) {
+		perror("qcn-sim");
+		return -1;
+	}
+	for (id = 1; id <= nfins; id++) {
+		if (fins[id].arrive < from)
+			continue;
+		arrived++;
+		bytes += (u64)fins[id].frames * pkt;
+		done += fins[id].end != 0;
+	}
+	printf("# arrivals: %u flows, offered %.2f mbps, done %u, retransmitted %" PRIu64
+	       " frames, mean size %.0f bytes\n", arrived, bytes * 8 / win / 1e6, done,
+	       retx_frames, arrived ? (double)bytes / arrived : 0.0);
+	for (b = 0; b < 6; b++) {
+		nb = 0;
+		nd = 0;
+		sum = 0;
+		for (id = 1; id <= nfins; id++) {
+			u64 sz = (u64)fins[id].frames * pkt;
+
+			if (fins[id].arrive < from ||
+			    (b < 5 && (sz < lo[b] || (b < 4 && sz >= lo[b + 1]))))
+				continue;
+			nb++;
+			if (fins[id].end) {
+				v[nd++] = fins[id].end - fins[id].arrive;
+				sum += fins[id].end - fins[id].arrive;
+			}
+		}
+		if (!nb)
+			continue;
+		qsort(v, nd, sizeof(*v), cmp_u64);
+		printf("# fct %s KB: flows %u, done %" PRIu64 ", mean %.1f us, median %.1f us\n",
+		       name[b], nb, nd, nd ? sum / 1e3 / nd : 0.0, nd ? v[(nd - 1) / 2] / 1e3 : 0.0);
+	}
+	free(v);
+	return 0;
+}
+
+/* --fct FILE: every finite flow; -1 when it cannot be written */
+static int fct_csv(const char *path, u64 pkt)
+{
+	FILE *out = fopen(path, "w");
+	u32 id;
+
+	if (!out) {
+		fprintf(stderr, "qcn-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(out, "flow,source,conn,bytes,arrive_us,start_us,end_us,fct_us\n");
+	for (id = 1; id <= nfins; id++) {
+		const struct fin *x = &fins[id];
+
+		fprintf(out, "%u,%u,%u,%" PRIu64 ",%.3f,", id, x->src + 1, x->conn + 1,
+			(u64)x->frames * pkt, x->arrive / 1e3);
+		if (x->start != ~0ULL)
+			fprintf(out, "%.3f", x->start / 1e3);
+		if (x->end)
+			fprintf(out, ",%.3f,%.3f\n", x->end / 1e3, (x->end - x->arrive) / 1e3);
+		else
+			fprintf(out, ",,\n");
+	}
+	if (fclose(out)) {
+		fprintf(stderr, "qcn-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* "1+2" -> path of port indexes (from 0); returns the hop count */
 static int parse_path(const char *s, u8 *path)
 {
@@ -448,7 +847,8 @@ int main(int argc, char **argv)
 	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
 	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
 	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
-	       O_PATHS, O_SCHED, O_SAMPLE };
+	       O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
+	       O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
 		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
@@ -473,6 +873,11 @@ int main(int argc, char **argv)
 		{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
 		{ "paths", 1, NULL, O_PATHS }, { "sched", 1, NULL, O_SCHED },
 		{ "sample", 1, NULL, O_SAMPLE },
+		{ "onoff", 1, NULL, O_ONOFF }, { "arrivals", 1, NULL, O_ARR },
+		{ "arrive-on", 1, NULL, O_ARRON }, { "conns", 1, NULL, O_CONNS },
+		{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
+		{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
+		{ "af-fb", 1, NULL, O_AFFB },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	u64 links[MAX_PORTS] = { 10000000000ULL }, src_rate = 0, rtt = 50000, pkt = 1000;
@@ -491,6 +896,11 @@ int main(int argc, char **argv)
 	struct heap h = { 0 };
 	u64 qsum = 0, qn = 0, drops = 0, cnms = 0;
 	u64 ser_src;	/* ns to serialize one frame at the source */
+	u64 arr_load = 0, max_flows = 0, arr_on[MAX_FLOWS], mean_gap = 0;
+	int narr_on = 0;
+	bool flow_rp_new = true, af_signed = false;
+	const char *fct_path = NULL;
+	char *onoff = NULL;
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
@@ -586,6 +996,23 @@ int main(int argc, char **argv)
 			else
 				die(name, optarg);
 			break;
+		case O_ONOFF: onoff = optarg; break;
+		case O_ARR: arr_load = unit(tcu_get_rate, name, optarg, 1, ALL); break;
+		case O_ARRON: narr_on = parse_list(optarg, arr_on, MAX_FLOWS, parse_flow_index); break;
+		case O_CONNS: nconns = (u32)parse_num(optarg, 1, MAX_CONNS); break;
+		case O_SIZES: parse_sizes(optarg); break;
+		case O_MAXFL: max_flows = parse_num(optarg, 1, 0xfffffffe); break;
+		case O_FLOWRP:
+			if (strcmp(optarg, "new") && strcmp(optarg, "keep"))
+				die(name, optarg);
+			flow_rp_new = !strcmp(optarg, "new");
+			break;
+		case O_FCT: fct_path = optarg; break;
+		case O_AFFB:
+			if (strcmp(optarg, "clamp") && strcmp(optarg, "signed"))
+				die(name, optarg);
+			af_signed = !strcmp(optarg, "signed");
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -610,6 +1037,37 @@ int main(int argc, char **argv)
 					die("--paths (a port beyond --link's list)", paths);
 			npaths++;
 		}
+	}
+	if (onoff) {
+		char buf[1024], *tok, *save = NULL, *a, *b, *save2 = NULL;
+		u64 fi;
+
+		opt_name = "--onoff";
+		snprintf(buf, sizeof(buf), "%s", onoff);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			a = strtok_r(tok, ":", &save2);
+			fi = a ? parse_num(a, 1, (u64)nflows) : 0;
+			a = strtok_r(NULL, ":", &save2);
+			b = strtok_r(NULL, ":", &save2);
+			if (!a || !b || strtok_r(NULL, ":", &save2) || fl[fi - 1].kind)
+				die("--onoff", onoff);
+			fl[fi - 1].kind = SRC_ONOFF;
+			fl[fi - 1].burst = parse_bytes(a);
+			fl[fi - 1].period = parse_rate(b);	/* the rate, for now */
+			if (!fl[fi - 1].burst || !fl[fi - 1].period ||
+			    fl[fi - 1].burst > (1ULL << 40))
+				die("--onoff", onoff);
+		}
+	}
+	for (i = 0; i < narr_on; i++) {
+		if (arr_on[i] > (u64)nflows || fl[arr_on[i] - 1].kind == SRC_ONOFF)
+			die("--arrive-on (beyond -n, or an on-off source)", "");
+		fl[arr_on[i] - 1].kind = SRC_FINITE;
+		arr_on[i]--;
+	}
+	if (!!arr_load != !!narr_on) {
+		fprintf(stderr, "qcn-sim: --arrivals and --arrive-on go together (see --help)\n");
+		return EXIT_USAGE;
 	}
 	if (!src_rate)
 		src_rate = links[0];
@@ -646,7 +1104,8 @@ int main(int argc, char **argv)
 		p->qmin = ~0ULL;
 		p->ring_cap = (u32)(limit / pkt) + 2;
 		p->ring = calloc(p->ring_cap, 1);
-		if (!p->ring) {
+		p->tq = calloc((size_t)p->ring_cap * (size_t)nflows, sizeof(*p->tq));
+		if (!p->ring || !p->tq) {
 			perror("qcn-sim");
 			return 1;
 		}
@@ -655,10 +1114,25 @@ int main(int argc, char **argv)
 			p->afv[i] = &p->af[i];
 		}
 	}
+	trf_state = (u32)(seed * 2246822519U + 0x9e3779b9U) | 1;
+	sizes.xm = sizes.mean * (sizes.shape - 65536) / sizes.shape;
+	if (arr_load)
+		mean_gap = qcn_mul_div_u64(sizes.mean * 8, QCN_NSEC_PER_SEC, arr_load);
 	for (i = 0; i < nflows; i++) {
-		qcn_rp_init(&fl[i].rp, &rpp);
-		qcn_naimd_init(&fl[i].na, &nap);
-		heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
+		struct flow *f = &fl[i];
+
+		qcn_rp_init(&f->rp, &rpp);
+		qcn_naimd_init(&f->na, &nap);
+		if (f->kind == SRC_GREEDY) {
+			f->busy = true;
+			heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
+		} else if (f->kind == SRC_ONOFF) {
+			/* the burst in whole frames; period from the rate */
+			f->burst = qcn_max_u64((f->burst + pkt / 2) / pkt, 1);
+			f->period = qcn_max_u64(qcn_mul_div_u64(f->burst * pkt * 8,
+							       QCN_NSEC_PER_SEC, f->period), 1);
+			heap_push(&h, starts[i], EV_BURST, (u8)i, 0);
+		}
 	}
 	heap_push(&h, step, EV_STEP, 0, 0);
 	ser_src = pkt * 8 * 1000000000ULL / src_rate;
@@ -666,6 +1140,8 @@ int main(int argc, char **argv)
 		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
 	if (ncaps)
 		heap_push(&h, caps_at, EV_CAPS, 0, 0);
+	if (arr_load)
+		heap_push(&h, draw_exp(mean_gap), EV_FLOW, 0, 0);
 
 	printf("# qcn-sim: %d flows, link %" PRIu64 " bit/s, src %" PRIu64
 	       " bit/s, rtt %" PRIu64 " ns, pkt %" PRIu64 ", af %s\n",
@@ -699,6 +1175,22 @@ int main(int argc, char **argv)
 		       " gd %" PRIu64 " (gains /1e9) fb_unit %u sample_period %"
 		       PRIu64 "\n", ap ? "on" : "off", nap.ap_pkts, nap.gi,
 		       nap.ru, nap.gd, nap.fb_unit, period);
+	for (i = 0; i < nflows; i++)
+		if (fl[i].kind == SRC_ONOFF)
+			printf("# traffic: source %d on-off, %" PRIu64 " frames every %" PRIu64
+			       " ns from %" PRIu64 " ns\n", i + 1, fl[i].burst, fl[i].period, starts[i]);
+	if (arr_load) {
+		printf("# traffic: finite flows, %" PRIu64 " bit/s offered on sources", arr_load);
+		for (i = 0; i < narr_on; i++)
+			printf("%s%d", i ? "," : " ", (int)arr_on[i] + 1);
+		printf(", %u conns each, sizes %s mean %" PRIu64 " bytes", nconns,
+		       sizes.kind == SZ_PARETO ? "pareto" : sizes.kind == SZ_FIXED ? "fixed" : "list",
+		       sizes.mean);
+		if (sizes.kind == SZ_PARETO)
+			printf(" shape %" PRIu64 "/65536 xm %" PRIu64, sizes.shape, sizes.xm);
+		printf(", mean gap %" PRIu64 " ns, flow-rp %s, max-flows %" PRIu64 "\n", mean_gap,
+		       flow_rp_new ? "new" : "keep", max_flows);
+	}
 	printf("# t_ms queue_bytes");
 	for (i = 0; i < nflows; i++)
 		printf(" rate_%d_mbps", i + 1);
@@ -713,27 +1205,97 @@ int main(int argc, char **argv)
 		struct port *p;
 		u64 gap, n;
 		int cul;
+		u32 tag;
 		u8 qfb;
 
 		if (e.t > dur)
 			break;
 		switch (e.type) {
 		case EV_SEND:
-			heap_push_ev(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0, 0, 0);
+			if (f->kind == SRC_ONOFF)
+				src_account(f, e.t, from);
+			tag = src_take(f, e.t);
+			if (e.t >= from)
+				f->sent_win++;
+			heap_push_tag(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0, 0, 0, tag);
 			if (naimd) {
 				qcn_naimd_tx(&f->na, &nap);
 				gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
-				heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
-				break;
+			} else {
+				/* timer expiries due by now, then one frame at CR */
+				while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
+					;
+				/* byte counter; bytes 0 until every expiry is taken */
+				for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE;
+				     n = 0)
+					;
+				gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
 			}
-			/* timer expiries due by now, then one frame at CR */
-			while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
-				;
-			/* byte counter; bytes 0 until every expiry is taken */
-			for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE; n = 0)
-				;
-			gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
-			heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
+			f->last_tx = e.t;
+			f->next_tx = e.t + (gap ? gap : 1);
+			if (src_has_data(f))
+				heap_push(&h, f->next_tx, EV_SEND, e.flow, 0);
+			else
+				f->busy = false;
+			break;
+		case EV_BURST:
+			src_account(f, e.t, from);
+			f->pending += f->burst;
+			f->pend_max = qcn_max_u64(f->pend_max, f->pending);
+			if (e.t >= from)
+				f->offered_win += f->burst;
+			src_wake(&h, e.flow, e.t);
+			heap_push(&h, e.t + f->period, EV_BURST, e.flow, 0);
+			break;
+		case EV_FLOW: {
+			u64 fr = (draw_size() + pkt / 2) / pkt;
+			u32 src = (u32)arr_on[(u64)trf32() * (u64)narr_on >> 32];
+			u32 conn = (u32)((u64)trf32() * nconns >> 32), id;
+			struct flow *g = &fl[src];
+
+			if (nfins + 1 >= fins_cap) {
+				fins_cap = fins_cap ? 2 * fins_cap : 4096;
+				fins = realloc(fins, fins_cap * sizeof(*fins));
+				if (!fins) {
+					perror("qcn-sim");
+					return 1;
+				}
+			}
+			id = ++nfins;
+			fins[id] = (struct fin){ .arrive = e.t, .start = ~0ULL,
+				.frames = (u32)qcn_min_u64(qcn_max_u64(fr, 1), 0xffffffffU),
+				.src = (u8)src, .conn = (u8)conn };
+			/* a source with nothing to send: the flow starts as new */
+			if (!g->busy && flow_rp_new) {
+				qcn_rp_init(&g->rp, &rpp);
+				qcn_naimd_init(&g->na, &nap);
+				g->next_tx = qcn_min_u64(g->next_tx, g->last_tx + ser_src);
+			}
+			if (g->cq_tail[conn]) {
+				fins[g->cq_tail[conn]].next = id;
+			} else {
+				g->cq_head[conn] = id;
+				fins[id].start = e.t;
+				g->nbusy++;
+			}
+			g->cq_tail[conn] = id;
+			src_wake(&h, (int)src, e.t);
+			if (!max_flows || nfins < max_flows)
+				heap_push(&h, e.t + draw_exp(mean_gap), EV_FLOW, 0, 0);
+			break;
+		}
+		case EV_RETX:
+			if (f->nretx == f->retx_cap) {
+				f->retx_cap = f->retx_cap ? 2 * f->retx_cap : 64;
+				f->retx = realloc(f->retx, f->retx_cap * sizeof(*f->retx));
+				if (!f->retx) {
+					perror("qcn-sim");
+					return 1;
+				}
+			}
+			f->retx[f->nretx++] = e.tag;
+			retx_frames++;
+			src_wake(&h, e.flow, e.t);
 			break;
 		case EV_ARRIVE:
 			p = &pt[f->path[e.hop]];
@@ -741,8 +1303,12 @@ int main(int argc, char **argv)
 			if (p->backlog + pkt > limit) {
 				f->drops++;
 				p->drops++;
+				if (e.tag)	/* the source learns it RTT/2 later */
+					heap_push_tag(&h, e.t + rtt / 2, EV_RETX, e.flow, 0, 0, 0, e.tag);
 			} else {
 				p->backlog += pkt;
+				p->tq[e.flow * p->ring_cap +
+				      (p->tq_head[e.flow] + p->wait[e.flow]) % p->ring_cap] = e.tag;
 				p->wait[e.flow]++;
 				if (sched == SCHED_FIFO) {
 					p->ring[(p->head + p->nring) % p->ring_cap] = e.flow;
@@ -773,7 +1339,12 @@ int main(int argc, char **argv)
 			cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
 			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
 			 * (smp.qfb is 0 unless the sample is congested) */
-			qfb = af_on ? qcn_af_combine(smp.qfb, p->af[cul].fb_af, afp.alpha) : smp.qfb;
+			if (af_on && af_signed)
+				qfb = af_combine_signed(&smp, &cpp, p->af[cul].fb_af, afp.alpha);
+			else if (af_on)
+				qfb = qcn_af_combine(smp.qfb, p->af[cul].fb_af, afp.alpha);
+			else
+				qfb = smp.qfb;
 			if (!qfb)
 				break;
 			heap_push(&h, e.t + rtt / 2, EV_CNM, (u8)cul, qfb);
@@ -782,10 +1353,12 @@ int main(int argc, char **argv)
 			break;
 		case EV_DEPART: {
 			int c2, hop;
+			u32 tg;
 
 			p = &pt[e.hop];
 			port_account(p, e.t, from);
 			c2 = p->insvc;
+			tg = p->insvc_tag;
 			p->backlog -= pkt;
 			p->insvc = -1;
 			if (e.t >= from)
@@ -793,11 +1366,13 @@ int main(int argc, char **argv)
 			for (hop = 0; fl[c2].path[hop] != e.hop; hop++)
 				;
 			if (hop + 1 < fl[c2].npath) {
-				heap_push_ev(&h, e.t, EV_ARRIVE, (u8)c2, 0, (u8)(hop + 1), 0);
+				heap_push_tag(&h, e.t, EV_ARRIVE, (u8)c2, 0, (u8)(hop + 1), 0, tg);
 			} else {
 				fl[c2].step_bytes += pkt;
 				if (e.t >= from)
 					fl[c2].win_bytes += pkt;
+				if (tg && ++fins[tg].done == fins[tg].frames)
+					fins[tg].end = e.t;
 			}
 			if (p->backlog) {
 				port_next(p, sched);
@@ -868,9 +1443,31 @@ int main(int argc, char **argv)
 			port_print(&pt[k], dur, from);
 			printf(", cnms %" PRIu64 ", drops %" PRIu64 "\n", pt[k].cnms, pt[k].drops);
 		}
+		for (i = 0; i < nflows; i++)
+			if (fl[i].kind == SRC_ONOFF)
+				printf("# onoff %d: burst %" PRIu64 " bytes every %" PRIu64
+				       " ns, offered %.2f mbps, sent %.2f mbps, delivered %.2f mbps,"
+				       " backlog mean %.0f bytes, now %" PRIu64 " bytes, max %" PRIu64
+				       " bytes\n",
+				       i + 1, fl[i].burst * pkt, fl[i].period,
+				       fl[i].offered_win * pkt * 8 / win / 1e6,
+				       fl[i].sent_win * pkt * 8 / win / 1e6,
+				       fl[i].win_bytes * 8 / win / 1e6,
+				       (src_account(&fl[i], dur, from), fl[i].pend_int * pkt / (win * 1e9)),
+				       fl[i].pending * pkt,
+				       fl[i].pend_max * pkt);
+		if (arr_load && fct_summary(pkt, from, win) < 0)
+			return 1;
 	}
-	for (k = 0; k < nports; k++)
+	if (fct_path && fct_csv(fct_path, pkt) < 0)
+		return 1;
+	for (k = 0; k < nports; k++) {
 		free(pt[k].ring);
+		free(pt[k].tq);
+	}
+	for (i = 0; i < nflows; i++)
+		free(fl[i].retx);
+	free(fins);
 	free(h.v);
 	return 0;
 }

@@ -15,6 +15,8 @@
 #    a timer that fires every few frames of the light flow.
 #  - Several ports (the parking lot), a two-stage path, DRR with the three
 #    culprit selections, usage errors, and N-AIMD vs AP-N-AIMD.
+#  - Non-greedy sources: on-off load and backlog, the FCT of lone finite
+#    flows (exact), Poisson/Pareto offered load, their usage errors.
 
 SIM=${QCN_SIM:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-sim}
 source "$(dirname "$0")/ktap.sh"
@@ -157,5 +159,40 @@ sd() { echo "$1" | awk '$2 == "queue:" { gsub(",", ""); print $6 }'; }
 na=$("$SIM" $AP --mode n-aimd); ap=$("$SIM" $AP --mode ap-n-aimd)
 check "AP: AP-N-AIMD's queue sd $(sd "$ap") B < N-AIMD's $(sd "$na") B at 240 us" \
 	awk -v a="$(sd "$ap")" -v b="$(sd "$na")" 'BEGIN { exit !(a < b) }'
+
+# Non-greedy sources (AF-QCN Fig. 11, Table I).  An on-off source alone:
+# 10 frames every 80 us (1 Gb/s), each burst at line rate (0.8 us a
+# frame): delivered at its load, mean backlog 0.8 * (9 + .. + 0) / 80
+# frames = 450 bytes.
+out=$("$SIM" -n 1 --onoff 1:10000:1gbit -t 200ms -f 100ms)
+onoff() { echo "$1" | awk -v f="$2" '$2 == "onoff" { gsub(",", ""); print $f }'; }
+check "on-off alone: delivered $(onoff "$out" 17) mbps (1000 +-0.5 %), mean backlog $(onoff "$out" 21) B (440..460)" \
+	awk -v d="$(onoff "$out" 17)" -v b="$(onoff "$out" 21)" 'BEGIN { exit !(d >= 995 && d <= 1005 && b >= 440 && b <= 460) }'
+# finite flows of 10 frames, far apart: FCT = 9 frames at line rate
+# (7.2 us) + RTT/2 (25 us) + one frame's service (0.8 us) = 33.0 us
+tmp=$(mktemp)
+out=$("$SIM" -n 1 --arrivals 1mbit --arrive-on 1 --sizes fixed:10000 -t 1s -f 0 --fct "$tmp")
+fct() { echo "$1" | awk -v b="$2" '$2 == "fct" && $3 == b { gsub(",", ""); print $6, $8, $10, $13 }'; }
+check "fixed 10 KB flows alone: flows, done, mean, median FCT $(fct "$out" all) (mean and median 33.0 us)" \
+	awk -v v="$(fct "$out" all)" 'BEGIN { split(v, a, " "); exit !(a[1] > 5 && a[1] == a[2] && a[3] == 33.0 && a[4] == 33.0) }'
+check "--fct CSV: a header and one row per flow, each done in 33 us" \
+	awk -F, -v n="$(fct "$out" all | cut -d' ' -f1)" 'NR == 1 { ok = $1 == "flow" && $8 == "fct_us" }
+		NR > 1 { if ($8 != "33.000" || $4 != 10000) ok = 0 } END { exit !(ok && NR - 1 == n) }' "$tmp"
+rm -f "$tmp"
+# Poisson arrivals of Pareto sizes (shape 3: a mean that 10^4 flows
+# estimate to ~1 %), 100-byte frames: realised offered load 1 Gb/s +-5 %
+out=$("$SIM" -n 2 -p 100 --arrivals 1gbit --arrive-on 2 --sizes pareto:10000:3 -t 1s -f 0)
+arr() { echo "$1" | awk '$2 == "arrivals:" { print $3, $6 }'; }
+check "pareto:10000:3 at 1 Gb/s: flows, offered mbps $(arr "$out") (~12500 flows, 950..1050 mbps)" \
+	awk -v v="$(arr "$out")" 'BEGIN { split(v, a, " "); exit !(a[1] > 11500 && a[1] < 13500 && a[2] >= 950 && a[2] <= 1050) }'
+bad=0
+for args in "--onoff 2:10kb:1gbit" "--onoff 1:10kb" "--arrivals 1gbit" "--arrive-on 1" \
+	    "--arrivals 1gbit --arrive-on 1 --onoff 1:10kb:1gbit" "--sizes pareto:10kb:1" \
+	    "--sizes lognormal:10kb" "--sizes list:" "--flow-rp old" "--conns 65" "--af-fb x"; do
+	# shellcheck disable=SC2086
+	"$SIM" -n 1 -t 1ms $args > /dev/null 2>&1
+	[ $? -eq 2 ] || { bad=1; echo "# accepted: $args"; }
+done
+check "bad usage exits 2 (on-off beyond -n or without a rate, arrivals without sources, a source both, sizes, flow-rp, conns, af-fb)" test $bad -eq 0
 
 ktap_done
