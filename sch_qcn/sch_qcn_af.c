@@ -194,18 +194,18 @@ int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
 	return 0;
 }
 
-/* eq. (4) for the culprit's class */
-u8 qcn_af_feedback(struct qcn_af *af, u32 handle, u8 qfb_qcn)
+/* eq. (4) for the culprit's class (Fb_QCN signed: qcn_af_fb_qcn()) */
+u8 qcn_af_feedback(struct qcn_af *af, u32 handle, s32 fb_qcn)
 {
 	struct qcn_af_class *c;
 	struct qcn_af_cl *cl;
 
 	if (!af || !READ_ONCE(af->enabled))
-		return qfb_qcn;
+		return fb_qcn > 0 ? fb_qcn : 0;
 	c = qcn_af_lookup(af, handle, &cl);
 	if (!c)
-		return qfb_qcn;
-	return qcn_af_combine(qfb_qcn, c->fb_af, af->p.alpha);
+		return fb_qcn > 0 ? fb_qcn : 0;
+	return qcn_af_combine(fb_qcn, c->fb_af, af->p.alpha);
 }
 
 void qcn_af_cnm_sent(struct qcn_af *af, u32 handle)

@@ -76,6 +76,7 @@
 #include <net/sch_generic.h>
 #include <net/qcn_gso.h>
 
+#include <qcn/qcn_af.h>
 #include <qcn/qcn_ap.h>
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
@@ -740,7 +741,9 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	}
 	handle = qcn_cb(culprit)->af_handle;
 	if (!sgn) {
-		qfb = qcn_af_feedback(q->af, handle, qfb);
+		/* eq. (4): a queue below Qeq weighs against the fairness term */
+		qfb = qcn_af_feedback(q->af, handle,
+				      qfb ? qfb : qcn_af_fb_qcn(s, &q->cp_params));
 		if (!qfb)
 			return;
 	}

@@ -102,10 +102,12 @@ static const char usage_text[] =
 "      --beta X           0 < X < 1 (default 0.125)\n"
 "      --ts TIME          AF update period (default 1ms)\n"
 "      --active BYTES     active threshold per Ts (default 20000)\n"
-"      --af-fb clamp|signed  eq. (4) for a sample below Qeq: clamp: Fb_QCN\n"
-"                         taken as 0, so Fb = alpha Fb_AF (as sch_qcn does);\n"
-"                         signed: Fb_QCN = -(quantized Fb), i.e. negative, and\n"
-"                         a CNM only when the sum is positive (default clamp)\n"
+"      --af-fb signed|clamp  eq. (4) for a sample below Qeq: signed: Fb_QCN =\n"
+"                         -(quantized Fb), i.e. negative, and a CNM only when\n"
+"                         the sum is positive (the default, as sch_qcn);\n"
+"                         clamp: Fb_QCN taken as 0, so Fb = alpha Fb_AF (sch_qcn\n"
+"                         before 2026-11; a class below its share then cuts\n"
+"                         the others with an idle queue)\n"
 "      --weights W1,W2,.. the classes' weight, one per flow, 1..65535\n"
 "                         (default all 1)\n"
 "      --caps R1,R2,..    the classes' maxrate, one per flow (0 = none)\n"
@@ -711,24 +713,6 @@ static void parse_sizes(const char *s)
 	sizes.xm = sizes.mean * (sizes.shape - 65536) / sizes.shape;
 }
 
-/*
- * --af-fb signed: eq. (4) with Fb_QCN of either sign (the 6-bit quantized
- * |Fb|, negative below the set point), rounded to nearest; 0 (no CNM)
- * unless the sum is positive.
- */
-static u8 af_combine_signed(const struct qcn_cp_sample *s, const struct qcn_cp_params *cpp,
-			    u8 fb_af, u32 alpha)
-{
-	s64 q = s->fb < 0 ? (s64)s->qfb :
-		-(s64)qcn_cp_quantize(-s->fb, cpp->qeq, cpp->w_exp);
-	s64 v = (s64)(QCN_AF_ONE - alpha) * q + (s64)alpha * (fb_af > 63 ? 63 : fb_af);
-
-	if (v <= 0)
-		return 0;
-	v = (v + QCN_AF_ONE / 2) >> 16;
-	return v > 63 ? 63 : (u8)v;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -898,7 +882,7 @@ int main(int argc, char **argv)
 	u64 ser_src;	/* ns to serialize one frame at the source */
 	u64 arr_load = 0, max_flows = 0, arr_on[MAX_FLOWS], mean_gap = 0;
 	int narr_on = 0;
-	bool flow_rp_new = true, af_signed = false;
+	bool flow_rp_new = true, af_signed = true;
 	const char *fct_path = NULL;
 	char *onoff = NULL;
 
@@ -1340,7 +1324,8 @@ int main(int argc, char **argv)
 			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
 			 * (smp.qfb is 0 unless the sample is congested) */
 			if (af_on && af_signed)
-				qfb = af_combine_signed(&smp, &cpp, p->af[cul].fb_af, afp.alpha);
+				qfb = qcn_af_combine(qcn_af_fb_qcn(&smp, &cpp),
+						     p->af[cul].fb_af, afp.alpha);
 			else if (af_on)
 				qfb = qcn_af_combine(smp.qfb, p->af[cul].fb_af, afp.alpha);
 			else

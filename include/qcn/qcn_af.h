@@ -14,12 +14,14 @@
  *   demand bound (otherwise every class would get exactly its M_i and
  *   D_i would always be 0).  If every active class is capped below its
  *   weighted share, the remainder is left unallocated.
- * - Eq. (4) is evaluated on 6-bit values and rounded to nearest.
+ * - Eq. (4) is evaluated on 6-bit values and rounded to nearest, with
+ *   Fb_QCN signed (qcn_af_fb_qcn()).
  */
 #ifndef _QCN_AF_H
 #define _QCN_AF_H
 
 #include "qcn_types.h"
+#include "qcn_cp.h"
 
 #define QCN_AF_ONE		65536	/* 1.0 in alpha/beta units */
 #define QCN_AF_DEF_ALPHA	8192	/* 0.125 */
@@ -188,16 +190,38 @@ static inline void qcn_af_update(struct qcn_af_class *const *cls, u32 n,
 }
 
 /*
- * eq. (4): Fb = (1 - alpha) Fb_QCN + alpha Fb_AF, on 6-bit values, 0..63,
- * rounded to nearest (alpha in 1/65536, clamped to 1).
+ * Fb_QCN of eq. (4): "the original QCN congestion measure given by (1)"
+ * as a signed 6-bit number: the quantized |Fb| (qcn_cp_quantize()),
+ * positive when the queue is congested (eq. 1's Fb < 0), negative below
+ * the set point.  The sign matters: eq. (4)'s Fb "is only sent if
+ * positive", so an uncongested queue holds back the fairness term until
+ * alpha Fb_AF outweighs (1 - alpha) |Fb_QCN|.  With Fb_QCN clamped to 0
+ * instead, a class offering less than its share (Fig. 11's bursty flow)
+ * keeps Fb_AF > 0 for the others and cuts them with an idle link.
  */
-static inline u8 qcn_af_combine(u8 qfb_qcn, u8 fb_af, u32 alpha)
+static inline s32 qcn_af_fb_qcn(const struct qcn_cp_sample *s,
+				const struct qcn_cp_params *p)
 {
-	u32 a = alpha > QCN_AF_ONE ? QCN_AF_ONE : alpha;
-	u32 q = qfb_qcn > 63 ? 63 : qfb_qcn;
-	u32 f = fb_af > 63 ? 63 : fb_af;
-	u32 v = ((QCN_AF_ONE - a) * q + a * f + QCN_AF_ONE / 2) >> 16;
+	if (s->congested)
+		return s->qfb;
+	return -(s32)qcn_cp_quantize(-s->fb, p->qeq, p->w_exp);
+}
 
+/*
+ * eq. (4): Fb = (1 - alpha) Fb_QCN + alpha Fb_AF, on 6-bit values
+ * (Fb_QCN signed, -63..63, see qcn_af_fb_qcn(); Fb_AF 0..63), rounded to
+ * nearest (alpha in 1/65536, clamped to 1); 0 (no CNM) unless positive.
+ */
+static inline u8 qcn_af_combine(s32 fb_qcn, u8 fb_af, u32 alpha)
+{
+	s64 a = alpha > QCN_AF_ONE ? QCN_AF_ONE : alpha;
+	s64 q = fb_qcn > 63 ? 63 : fb_qcn < -63 ? -63 : fb_qcn;
+	s64 f = fb_af > 63 ? 63 : fb_af;
+	s64 v = (QCN_AF_ONE - a) * q + a * f;
+
+	if (v <= 0)
+		return 0;
+	v = (v + QCN_AF_ONE / 2) >> 16;
 	return v > 63 ? 63 : (u8)v;
 }
 

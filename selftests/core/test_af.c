@@ -285,6 +285,33 @@ static void test_combine_and_units(void)
 	CHECK_U64(qcn_af_combine(10, 20, 65536), 20, "eq. 4: alpha 1 -> Fb_AF");
 	CHECK_U64(qcn_af_combine(10, 20, 100000), 20, "eq. 4: alpha > 1 clamps");
 	CHECK_U64(qcn_af_combine(200, 200, 8192), 63, "eq. 4: inputs > 63 clamp");
+	/* Fb_QCN signed: a queue below Qeq weighs against Fb_AF */
+	CHECK_U64(qcn_af_combine(-8, 63, 8192), 1, "eq. 4: -0.875 x 8 + 0.125 x 63 = 0.875 -> 1");
+	CHECK_U64(qcn_af_combine(-9, 63, 8192), 0, "eq. 4: -0.875 x 9 + 0.125 x 63 = 0: no CNM");
+	CHECK_U64(qcn_af_combine(-63, 63, 8192), 0, "eq. 4: negative sum: no CNM");
+	CHECK_U64(qcn_af_combine(-1, 0, 0), 0, "eq. 4: alpha 0, Fb_QCN < 0: no CNM");
+	CHECK_U64(qcn_af_combine(-200, 63, 65536), 63, "eq. 4: alpha 1 ignores Fb_QCN < 0");
+	CHECK_U64(qcn_af_combine(-200, 63, 32768), 0, "eq. 4: Fb_QCN < -63 clamps to -63");
+	CHECK_U64(qcn_af_combine(-2147483647 - 1, 63, 8192), 0, "eq. 4: S32_MIN clamps");
+	{
+		struct qcn_cp_params cpp = { .qeq = 26000, .w_exp = 1, .interval = 150000 };
+		struct qcn_cp_sample sm = { .fb = -70000, .qfb = 33, .congested = true };
+
+		CHECK_U64(qcn_af_fb_qcn(&sm, &cpp), 33, "Fb_QCN: congested: qFb");
+		sm = (struct qcn_cp_sample){ .fb = 65000 };
+		CHECK_U64((u64)-qcn_af_fb_qcn(&sm, &cpp), 32,
+			  "Fb_QCN: Fb = +65000 B (Fbmax 130000): -32");
+		sm = (struct qcn_cp_sample){ .fb = 26000 };
+		CHECK_U64((u64)-qcn_af_fb_qcn(&sm, &cpp), 12, "Fb_QCN: empty queue, Qeq 26000: -12");
+		CHECK_U64(qcn_af_combine(qcn_af_fb_qcn(&sm, &cpp), 63, 8192), 0,
+			  "eq. 4: an empty queue sends no fairness CNM (0.875 x 12 > 0.125 x 63)");
+		sm = (struct qcn_cp_sample){ .fb = 0 };
+		CHECK_U64(qcn_af_fb_qcn(&sm, &cpp), 0, "Fb_QCN: Fb = 0: 0");
+		sm = (struct qcn_cp_sample){ .fb = -100, .qfb = 0, .congested = true };
+		CHECK_U64(qcn_af_fb_qcn(&sm, &cpp), 0, "Fb_QCN: congested with qFb 0: 0");
+		sm = (struct qcn_cp_sample){ .fb = 0x7fffffffffffffffLL };
+		CHECK_U64((u64)-qcn_af_fb_qcn(&sm, &cpp), 63, "Fb_QCN: S64_MAX saturates at -63");
+	}
 
 	CHECK_U64(qcn_af_rate_to_ts(125000000, 1000000), 125000, "units: 1 Gb/s = 125000 bytes per 1 ms");
 	CHECK_U64(qcn_af_rate_to_ts(50000000000ULL, 1000000), 50000000, "units: 400 Gb/s per 1 ms");
