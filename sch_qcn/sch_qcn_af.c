@@ -64,6 +64,7 @@ struct qcn_af {
 	struct qcn_af_params p;
 	u32 ts_us;			/* Ts as configured */
 	u8 enabled;
+	u8 fb;				/* enum tc_qcn_af_fb */
 
 	struct hrtimer timer;
 	/* buckets[] that carried traffic in the last update or since */
@@ -194,18 +195,23 @@ int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
 	return 0;
 }
 
-/* eq. (4) for the culprit's class (Fb_QCN signed: qcn_af_fb_qcn()) */
-u8 qcn_af_feedback(struct qcn_af *af, u32 handle, s32 fb_qcn)
+/* eq. (4) for the culprit's class; Fb_QCN clamped or signed (af-fb) */
+u8 qcn_af_feedback(struct qcn_af *af, u32 handle,
+		   const struct qcn_cp_sample *s, const struct qcn_cp_params *cpp)
 {
+	u8 qfb = s->congested ? s->qfb : 0;
 	struct qcn_af_class *c;
 	struct qcn_af_cl *cl;
 
 	if (!af || !READ_ONCE(af->enabled))
-		return fb_qcn > 0 ? fb_qcn : 0;
+		return qfb;
 	c = qcn_af_lookup(af, handle, &cl);
 	if (!c)
-		return fb_qcn > 0 ? fb_qcn : 0;
-	return qcn_af_combine(fb_qcn, c->fb_af, af->p.alpha);
+		return qfb;
+	if (READ_ONCE(af->fb) == TC_QCN_AF_FB_SIGNED)
+		return qcn_af_combine(qcn_af_fb_qcn(s, cpp), c->fb_af,
+				      af->p.alpha);
+	return qcn_af_combine(qfb, c->fb_af, af->p.alpha);
 }
 
 void qcn_af_cnm_sent(struct qcn_af *af, u32 handle)
@@ -285,6 +291,8 @@ void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
 	if (tb[TCA_QCN_AF_ACTIVE])
 		WRITE_ONCE(af->p.active_thresh,
 			   nla_get_u32(tb[TCA_QCN_AF_ACTIVE]));
+	if (tb[TCA_QCN_AF_FB])
+		WRITE_ONCE(af->fb, nla_get_u8(tb[TCA_QCN_AF_FB]));
 	if (tb[TCA_QCN_AF_TS]) {
 		WRITE_ONCE(af->ts_us, nla_get_u32(tb[TCA_QCN_AF_TS]));
 		af->p.ts_ns = (u64)af->ts_us * NSEC_PER_USEC;
@@ -310,7 +318,8 @@ int qcn_af_dump(const struct qcn_af *af, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_AF_ALPHA, READ_ONCE(af->p.alpha)) ||
 	    nla_put_u32(skb, TCA_QCN_AF_TS, READ_ONCE(af->ts_us)) ||
 	    nla_put_u32(skb, TCA_QCN_AF_BETA, READ_ONCE(af->p.beta)) ||
-	    nla_put_u32(skb, TCA_QCN_AF_ACTIVE, READ_ONCE(af->p.active_thresh)))
+	    nla_put_u32(skb, TCA_QCN_AF_ACTIVE, READ_ONCE(af->p.active_thresh)) ||
+	    nla_put_u8(skb, TCA_QCN_AF_FB, READ_ONCE(af->fb)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -19,6 +19,8 @@
 #include <uapi/linux/qcn.h>
 
 struct qcn_af;
+struct qcn_cp_sample;
+struct qcn_cp_params;
 
 /* sch_qcn.c provides the AF state of a qcn qdisc. */
 struct qcn_af *qcn_sched_af(struct Qdisc *sch);
@@ -53,7 +55,8 @@ u32 qcn_af_tracked(const struct qcn_af *af);
 int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle);
 
 /* eq. (4): Fb = (1 - alpha) qFb_QCN + alpha Fb_AF for the culprit's class. */
-u8 qcn_af_feedback(struct qcn_af *af, u32 handle, s32 fb_qcn);
+u8 qcn_af_feedback(struct qcn_af *af, u32 handle,
+		   const struct qcn_cp_sample *s, const struct qcn_cp_params *cpp);
 void qcn_af_cnm_sent(struct qcn_af *af, u32 handle);
 
 extern const struct Qdisc_class_ops qcn_af_class_ops;

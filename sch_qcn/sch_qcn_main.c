@@ -76,7 +76,6 @@
 #include <net/sch_generic.h>
 #include <net/qcn_gso.h>
 
-#include <qcn/qcn_af.h>
 #include <qcn/qcn_ap.h>
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
@@ -741,9 +740,7 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	}
 	handle = qcn_cb(culprit)->af_handle;
 	if (!sgn) {
-		/* eq. (4): a queue below Qeq weighs against the fairness term */
-		qfb = qcn_af_feedback(q->af, handle,
-				      qfb ? qfb : qcn_af_fb_qcn(s, &q->cp_params));
+		qfb = qcn_af_feedback(q->af, handle, s, &q->cp_params);
 		if (!qfb)
 			return;
 	}
@@ -1026,6 +1023,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_AF_ACTIVE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_active_range),
 	[TCA_QCN_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 	[TCA_QCN_FEEDBACK]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_FEEDBACK_MAX),
+	[TCA_QCN_AF_FB]		= NLA_POLICY_MAX(NLA_U8, TC_QCN_AF_FB_MAX),
 	[TCA_QCN_FB_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_fb_period_range),
 };
 

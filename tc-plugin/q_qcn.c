@@ -20,7 +20,7 @@ static void explain(void)
 		"               [ sample arrival|occupancy|two-samples ]\n"
 		"               [ keepalive TIME ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
-		"               [ beta FRAC ] [ active BYTES ]\n"
+		"               [ beta FRAC ] [ active BYTES ] [ af-fb clamp|signed ]\n"
 		"               [ feedback qcn|signed ] [ fb-period N ]\n"
 		"  limit     queue limit, 1 .. 2^31-1 bytes (default 150000)\n"
 		"  memory_limit  limit on the truesize of the queued skbs, bytes (default 32Mb)\n"
@@ -38,6 +38,8 @@ static void explain(void)
 		"  ts        AF-QCN update period, 1us .. 1s (default 1ms)\n"
 		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1 (default 0.125)\n"
 		"  active    AF-QCN active threshold, bytes per Ts (default 20000)\n"
+		"  af-fb     AF-QCN eq. (4) below Qeq: clamp: Fb_QCN 0, Fb = alpha Fb_AF\n"
+		"            (default); signed: Fb_QCN negative, holding Fb_AF back\n"
 		"  feedback  qcn: a CNM when Fb < 0 (802.1Qau, default); signed: the\n"
 		"            N-AIMD CP (qcn_rp mode n-aimd, ap-n-aimd), a CNM for every\n"
 		"            sample whatever the sign of Fb\n"
@@ -72,6 +74,11 @@ static const char * const qcn_feedback_names[] = {
 	[TC_QCN_FEEDBACK_SIGNED]	= "signed",
 };
 
+static const char * const qcn_af_fb_names[] = {
+	[TC_QCN_AF_FB_CLAMP]	= "clamp",
+	[TC_QCN_AF_FB_SIGNED]	= "signed",
+};
+
 static int bad(const char *what, const char *arg)
 {
 	return tcq_bad("qcn", what, arg);
@@ -80,7 +87,7 @@ static int bad(const char *what, const char *arg)
 static const char * const qcn_opts[] = {
 	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
 	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", "feedback",
-	"fb-period", NULL
+	"fb-period", "af-fb", NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -96,7 +103,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false, has_fb_period = false;
-	int sched = -1, sample = -1, af = -1, feedback = -1;
+	int sched = -1, sample = -1, af = -1, feedback = -1, af_fb = -1;
 	__u32 fb_period = 0;
 	__u64 rate = 0;
 	__s32 w_exp = 0;
@@ -192,6 +199,10 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					      TC_QCN_FEEDBACK_MAX + 1, *argv);
 			if (feedback < 0)
 				return bad(opt, *argv);
+		} else if (strcmp(opt, "af-fb") == 0) {
+			af_fb = tcq_lookup(qcn_af_fb_names, TC_QCN_AF_FB_MAX + 1, *argv);
+			if (af_fb < 0)
+				return bad(opt, *argv);
 		} else if (strcmp(opt, "fb-period") == 0) {
 			if (tcq_get_uint(&fb_period, "qcn", opt, *argv, 1,
 					 TC_QCN_MAX_FB_PERIOD))
@@ -237,6 +248,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr8(n, TCP_MAXLEN, TCA_QCN_FEEDBACK, feedback);
 	if (has_fb_period)
 		addattr32(n, TCP_MAXLEN, TCA_QCN_FB_PERIOD, fb_period);
+	if (af_fb >= 0)
+		addattr8(n, TCP_MAXLEN, TCA_QCN_AF_FB, af_fb);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -293,6 +306,12 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
 		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+	/* absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_AF_FB], 1)) {
+		v = rta_u8(tb[TCA_QCN_AF_FB]);
+		tcp_string("af_fb", "af-fb %s ",
+			   v <= TC_QCN_AF_FB_MAX ? qcn_af_fb_names[v] : "unknown");
+	}
 	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
 		tcp_size("memory_limit", "memory_limit %s ",
 			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));

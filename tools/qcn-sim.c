@@ -102,12 +102,10 @@ static const char usage_text[] =
 "      --beta X           0 < X < 1 (default 0.125)\n"
 "      --ts TIME          AF update period (default 1ms)\n"
 "      --active BYTES     active threshold per Ts (default 20000)\n"
-"      --af-fb signed|clamp  eq. (4) for a sample below Qeq: signed: Fb_QCN =\n"
-"                         -(quantized Fb), i.e. negative, and a CNM only when\n"
-"                         the sum is positive (the default, as sch_qcn);\n"
-"                         clamp: Fb_QCN taken as 0, so Fb = alpha Fb_AF (sch_qcn\n"
-"                         before 2026-11; a class below its share then cuts\n"
-"                         the others with an idle queue)\n"
+"      --af-fb clamp|signed  eq. (4) for a sample below Qeq, as qcn's af-fb:\n"
+"                         clamp: Fb_QCN taken as 0, so Fb = alpha Fb_AF\n"
+"                         (default); signed: Fb_QCN = -(quantized Fb), i.e.\n"
+"                         negative, and a CNM only when the sum is positive\n"
 "      --weights W1,W2,.. the classes' weight, one per flow, 1..65535\n"
 "                         (default all 1)\n"
 "      --caps R1,R2,..    the classes' maxrate, one per flow (0 = none)\n"
@@ -882,7 +880,7 @@ int main(int argc, char **argv)
 	u64 ser_src;	/* ns to serialize one frame at the source */
 	u64 arr_load = 0, max_flows = 0, arr_on[MAX_FLOWS], mean_gap = 0;
 	int narr_on = 0;
-	bool flow_rp_new = true, af_signed = true;
+	bool flow_rp_new = true, af_signed = false;
 	const char *fct_path = NULL;
 	char *onoff = NULL;
 

@@ -82,6 +82,23 @@ enum tc_qcn_feedback {
 };
 #define TC_QCN_FEEDBACK_MAX (__TC_QCN_FEEDBACK_MAX - 1)
 
+/*
+ * AF-QCN's eq. (4), Fb = (1 - alpha) Fb_QCN + alpha Fb_AF, for a sample
+ * below Qeq.  CLAMP: Fb_QCN is 0 there, so a class above its fair share
+ * gets alpha Fb_AF whatever the queue (the default).  SIGNED: Fb_QCN is
+ * the quantized Fb with its sign, negative below Qeq, and holds the
+ * fairness term back until the queue nears Qeq (the paper's "only sent if
+ * positive"; a class offering less than its share no longer cuts the
+ * others with an idle link, but on a port whose queue sits below Qeq the
+ * weighted shares are enforced less).
+ */
+enum tc_qcn_af_fb {
+	TC_QCN_AF_FB_CLAMP,
+	TC_QCN_AF_FB_SIGNED,
+	__TC_QCN_AF_FB_MAX,
+};
+#define TC_QCN_AF_FB_MAX (__TC_QCN_AF_FB_MAX - 1)
+
 enum {
 	TCA_QCN_UNSPEC,
 	TCA_QCN_LIMIT,		/* u32: queue limit, bytes */
@@ -102,6 +119,7 @@ enum {
 	TCA_QCN_MEMORY_LIMIT,	/* u32: queued skbs' truesize limit, bytes */
 	TCA_QCN_FEEDBACK,	/* u8: enum tc_qcn_feedback */
 	TCA_QCN_FB_PERIOD,	/* u32: signed feedback samples 1 in N arrivals */
+	TCA_QCN_AF_FB,		/* u8: enum tc_qcn_af_fb */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
