@@ -52,6 +52,8 @@ static const char usage_text[] =
 "  -i, --step TIME        output interval (default 10ms)\n"
 "  -f, --from TIME        start of the summary window (default: half of -t)\n"
 "      --start T1,T2,..   source start times (default all 0)\n"
+"      --slow-start R,T   for T after its start a source sends at most R\n"
+"                         (a gentle start below the line rate; default off)\n"
 "      --seed N           random seed (default 1)\n"
 "Congestion point (qcn's options):\n"
 "      --limit BYTES      buffer (default 150000)\n"
@@ -448,7 +450,7 @@ int main(int argc, char **argv)
 	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
 	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
 	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
-	       O_PATHS, O_SCHED, O_SAMPLE };
+	       O_PATHS, O_SCHED, O_SAMPLE, O_SLOW };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
 		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
@@ -472,13 +474,13 @@ int main(int argc, char **argv)
 		{ "aimd-gd", 1, NULL, O_AGD }, { "fb-unit", 1, NULL, O_FBU },
 		{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
 		{ "paths", 1, NULL, O_PATHS }, { "sched", 1, NULL, O_SCHED },
-		{ "sample", 1, NULL, O_SAMPLE },
+		{ "sample", 1, NULL, O_SAMPLE }, { "slow-start", 1, NULL, O_SLOW },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	u64 links[MAX_PORTS] = { 10000000000ULL }, src_rate = 0, rtt = 50000, pkt = 1000;
 	u64 dur = 6000000000ULL, step = 10000000, from = ~0ULL, caps_at = 0;
 	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
-	u64 limit = 150000, seed = 1;
+	u64 limit = 150000, seed = 1, slow_rate = 0, slow_for = 0;
 	int nweights = 0, ncaps = 0, nstarts = 0, npaths = 0, c, i, li, k;
 	int sched = SCHED_FIFO, sample = SAMPLE_ARRIVAL;
 	char *paths = NULL;
@@ -491,6 +493,7 @@ int main(int argc, char **argv)
 	struct heap h = { 0 };
 	u64 qsum = 0, qn = 0, drops = 0, cnms = 0;
 	u64 ser_src;	/* ns to serialize one frame at the source */
+	u64 slow_gap = 0;	/* ns between frames at --slow-start's rate */
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
@@ -515,6 +518,16 @@ int main(int argc, char **argv)
 		case 'f': from = parse_time(optarg); break;
 		case O_START: nstarts = parse_list(optarg, starts, MAX_FLOWS, parse_time); break;
 		case O_SEED: seed = parse_num(optarg, 0, ALL); break;
+		case O_SLOW: {
+			char *comma = strchr(optarg, ',');
+
+			if (!comma)
+				die(name, optarg);
+			*comma = 0;
+			slow_rate = unit(tcu_get_rate, name, optarg, 1, ALL);
+			slow_for = parse_time(comma + 1);
+			break;
+		}
 		case O_LIMIT: limit = parse_bytes(optarg); break;
 		case O_QEQ: cpp.qeq = (u32)unit(tcu_get_size, name, optarg, 1, 0x7fffffff); break;
 		case O_W:
@@ -662,6 +675,8 @@ int main(int argc, char **argv)
 	}
 	heap_push(&h, step, EV_STEP, 0, 0);
 	ser_src = pkt * 8 * 1000000000ULL / src_rate;
+	if (slow_rate)
+		slow_gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, slow_rate);
 	if (af_on)
 		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
 	if (ncaps)
@@ -723,6 +738,8 @@ int main(int argc, char **argv)
 			if (naimd) {
 				qcn_naimd_tx(&f->na, &nap);
 				gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
+				if (e.t < starts[e.flow] + slow_for && gap < slow_gap)
+					gap = slow_gap;
 				heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
 				break;
 			}
@@ -733,6 +750,8 @@ int main(int argc, char **argv)
 			for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE; n = 0)
 				;
 			gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
+			if (e.t < starts[e.flow] + slow_for && gap < slow_gap)
+				gap = slow_gap;
 			heap_push(&h, e.t + (gap ? gap : 1), EV_SEND, e.flow, 0);
 			break;
 		case EV_ARRIVE:
