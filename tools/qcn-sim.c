@@ -54,6 +54,8 @@ static const char usage_text[] =
 "  -i, --step TIME        output interval (default 10ms)\n"
 "  -f, --from TIME        start of the summary window (default: half of -t)\n"
 "      --start T1,T2,..   source start times (default all 0)\n"
+"      --slow-start R,T   for T after its start a source sends at most R\n"
+"                         (a gentle start below the line rate; default off)\n"
 "      --seed N           random seed (default 1)\n"
 "Non-greedy sources (the others stay greedy; sizes are rounded to whole\n"
 "frames, at least one):\n"
@@ -830,7 +832,7 @@ int main(int argc, char **argv)
 	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
 	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
 	       O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
-	       O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB };
+	       O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW };
 	static const struct option opts[] = {
 		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
 		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
@@ -859,13 +861,13 @@ int main(int argc, char **argv)
 		{ "arrive-on", 1, NULL, O_ARRON }, { "conns", 1, NULL, O_CONNS },
 		{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
 		{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
-		{ "af-fb", 1, NULL, O_AFFB },
+		{ "af-fb", 1, NULL, O_AFFB }, { "slow-start", 1, NULL, O_SLOW },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	u64 links[MAX_PORTS] = { 10000000000ULL }, src_rate = 0, rtt = 50000, pkt = 1000;
 	u64 dur = 6000000000ULL, step = 10000000, from = ~0ULL, caps_at = 0;
 	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
-	u64 limit = 150000, seed = 1;
+	u64 limit = 150000, seed = 1, slow_rate = 0, slow_for = 0;
 	int nweights = 0, ncaps = 0, nstarts = 0, npaths = 0, c, i, li, k;
 	int sched = SCHED_FIFO, sample = SAMPLE_ARRIVAL;
 	char *paths = NULL;
@@ -883,6 +885,7 @@ int main(int argc, char **argv)
 	bool flow_rp_new = true, af_signed = false;
 	const char *fct_path = NULL;
 	char *onoff = NULL;
+	u64 slow_gap = 0;	/* ns between frames at --slow-start's rate */
 
 	qcn_cp_params_default(&cpp);
 	qcn_af_params_default(&afp);
@@ -907,6 +910,16 @@ int main(int argc, char **argv)
 		case 'f': from = parse_time(optarg); break;
 		case O_START: nstarts = parse_list(optarg, starts, MAX_FLOWS, parse_time); break;
 		case O_SEED: seed = parse_num(optarg, 0, ALL); break;
+		case O_SLOW: {
+			char *comma = strchr(optarg, ',');
+
+			if (!comma)
+				die(name, optarg);
+			*comma = 0;
+			slow_rate = unit(tcu_get_rate, name, optarg, 1, ALL);
+			slow_for = parse_time(comma + 1);
+			break;
+		}
 		case O_LIMIT: limit = parse_bytes(optarg); break;
 		case O_QEQ: cpp.qeq = (u32)unit(tcu_get_size, name, optarg, 1, 0x7fffffff); break;
 		case O_W:
@@ -1118,6 +1131,8 @@ int main(int argc, char **argv)
 	}
 	heap_push(&h, step, EV_STEP, 0, 0);
 	ser_src = pkt * 8 * 1000000000ULL / src_rate;
+	if (slow_rate)
+		slow_gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, slow_rate);
 	if (af_on)
 		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
 	if (ncaps)
@@ -1213,6 +1228,9 @@ int main(int argc, char **argv)
 					;
 				gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
 			}
+			/* --slow-start: at most slow_rate for slow_for after the start */
+			if (e.t < starts[e.flow] + slow_for && gap < slow_gap)
+				gap = slow_gap;
 			f->last_tx = e.t;
 			f->next_tx = e.t + (gap ? gap : 1);
 			if (src_has_data(f))
