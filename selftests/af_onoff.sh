@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # AF-QCN Remark 3: a short on/off flow whose arrivals stay below
-# active_thresh is not active, gets Fb_AF = 0 and loses nothing, while the
-# two heavy classes next to it are active.
+# active_thresh is not active, gets Fb_AF = 0 and keeps its rate, while the
+# two heavy classes next to it are active and take the CNMs.
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
@@ -48,12 +48,18 @@ sleep 1
 got=$(awk -v s="$QCN_NET.3" '$2 == s { d = $4 } END { print d + 0 }' "$log")
 want=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$sent")
 ktap_info "on/off flow: $want datagrams sent, $got received"
-# not throttled: h3's qcn_rp never got a CNM (Fb_AF 0 for its class);
-# a datagram may still meet the shared FIFO's tail drop in a burst of the
-# heavy flows (the paper's claim is about CNMs, not about the FIFO)
+# not singled out: its class's Fb_AF is 0, so it gets only what eq. (4)
+# leaves of QCN's own feedback, (1 - alpha) Fb_QCN, when one of its frames
+# is the sampled one while the queue is above Qeq.  It is 0.3 % of the
+# arrivals, so a CNM now and then is QCN, not AF-QCN: at most 2 % of the
+# CP's CNMs (and 1 CNM is always allowed), against the heavy classes'
+# many.  A datagram may still meet the shared FIFO's tail drop in a burst
+# of the heavy flows (the paper's claim is about CNMs, not the FIFO).
 h3cnm=$(nsx h3 tc -s -j qdisc show dev eth0 | jq '.[0].cnm_rx // 0')
-ktap_rate_check "on/off flow is never throttled (h3 got $h3cnm CNMs) and loses <= 1 % ($((want - got)) of $want)" \
-	test "${want:-0}" -gt 0 -a "$h3cnm" -eq 0 -a "$got" -le "${want:-0}" -a $(((want - got) * 100)) -le "${want:-0}"
+cpcnm=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+ktap_rate_check "on/off flow not singled out (h3 got $h3cnm of the CP's $cpcnm CNMs: <= 1 or 2 %) and loses <= 1 % ($((want - got)) of $want)" \
+	test "${want:-0}" -gt 0 -a "${cpcnm:-0}" -gt 0 -a \( "$h3cnm" -le 1 -o $((h3cnm * 50)) -le "${cpcnm:-0}" \) \
+	-a "$got" -le "${want:-0}" -a $(((want - got) * 100)) -le "${want:-0}"
 r3=$(af_rate "$log" 8000 18000 3)
 ktap_rate_check "on/off flow keeps its 80 kbit/s (got $r3)" test "$r3" -ge 70
 rm -f "$log" "$sent"
