@@ -67,8 +67,12 @@ for mode in $MODES; do
 	ktap_check "$mode: testbed (8 qcn_rp, qcn $RATE${mode/qcn/}) up" test $ok -eq $want
 	ktap_info "$mode: $(uptime)"
 	fast_servers 4
-	nsbg r "$GEN" sink -p 9100 -t $((DUR + 8))
-	sleep 0.3
+	rm -f "$tmp"/fct-?.csv "$tmp"/gen-?.txt
+	# flow_gen at nice -15: on UML's one CPU the static flows' senders and
+	# receivers would otherwise delay its writes and the sink's answers by
+	# milliseconds (the FCT would measure the CPU queue, not the network)
+	nsbg r nice -n -15 "$GEN" sink -p 9100 -t $((DUR + 8))
+	sleep 1
 	pids=()
 	for i in 1 2 3 4; do
 		fast_tcp "$i" $((DUR + 1)) "$tmp/f$i.json" -i 0.5
@@ -76,7 +80,7 @@ for mode in $MODES; do
 	done
 	sleep 0.5
 	for i in 5 6 7 8; do
-		nsbg "h$i" "$GEN" send -d "$QCN_NET.100" -p 9100 -n 4 -l $((load / 4))kbit \
+		nsbg "h$i" nice -n -15 "$GEN" send -d "$QCN_NET.100" -p 9100 -n 4 -l $((load / 4))kbit \
 			-t "$DUR" -w "$WARM" -D 5 -S "$i" -o "$tmp/fct-$i.csv" > "$tmp/gen-$i.txt"
 		pids+=("$TB_LAST_PID")
 	done
@@ -112,7 +116,7 @@ for mode in $MODES; do
 	done >> "$tmp/table1.csv"
 	read -r nall dall < <(awk -F, -v w="$WARM" '$4 / 1e6 >= w { n++; if ($7 != "") d++ } END { print n + 0, d + 0 }' "$tmp/fct-$mode.csv")
 	ktap_info "$mode: flow_gen summaries: $(grep -h '^# arrivals' "$tmp"/gen-*.txt | sed 's/^# arrivals: //' | tr '\n' ';')"
-	ktap_check "$mode: >= 95 % of the $nall flows done ($dall)" test $((dall * 100)) -ge $((nall * 95))
+	ktap_check "$mode: >= 95 % of the $nall flows done ($dall)" test $((dall * 100)) -ge $((nall * 95)) -a "$nall" -gt 0
 	# Fig. 12: the static flows over [WARM, DUR]
 	total=0
 	for i in 1 2 3 4; do

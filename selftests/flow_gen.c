@@ -201,7 +201,12 @@ static int run_sink(unsigned short port, double secs)
 			r = recv(conns[i].fd, buf, sizeof(buf), 0);
 			if (r < 0 && (errno == EAGAIN || errno == EINTR))
 				continue;
-			if (r <= 0 || sink_data(&conns[i], (unsigned char *)buf, r) < 0) {
+			if (r > 0 && sink_data(&conns[i], (unsigned char *)buf, r) < 0)
+				r = -2;
+			if (r < 0)
+				fprintf(stderr, "flow_gen sink: dropping a connection: %s\n",
+					r == -2 ? "answer not sent" : strerror(errno));
+			if (r <= 0) {
 				close(conns[i].fd);
 				conns[i] = conns[--n];
 			}
@@ -405,7 +410,9 @@ static int run_send(const struct send_opts *o)
 			pfd[k] = (struct pollfd){ .fd = cc[k].fd, .events = POLLIN |
 				(cc[k].flow >= 0 && cc[k].sent < cc[k].total ? POLLOUT : 0) };
 		{
-			double w = (next < o->secs ? next : stop) - t;
+			/* the next arrival, else the end of arrivals (done if
+			 * nothing is open then), else the end of the drain */
+			double w = (next < o->secs ? next : t < o->secs ? o->secs : stop) - t;
 			struct timespec ts = { .tv_sec = (time_t)w,
 					       .tv_nsec = (long)((w - (time_t)w) * 1e9) };
 
@@ -430,7 +437,8 @@ static int run_send(const struct send_opts *o)
 			if (r < 0 && (errno == EAGAIN || errno == EINTR))
 				continue;
 			if (r <= 0) {
-				fprintf(stderr, "flow_gen send: connection %d closed by the sink\n", k);
+				fprintf(stderr, "flow_gen send: connection %d: %s\n", k,
+					r ? strerror(errno) : "closed by the sink");
 				return 1;
 			}
 			c->rgot += r;
