@@ -19,7 +19,7 @@
 
 static const char usage_text[] =
 "Usage: udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s SIZE] [-r RATE]\n"
-"                [-t SECONDS] [-c COUNT] [-B SIZE] [-g]\n"
+"                [-t SECONDS] [-c COUNT] [-B SIZE] [-g] [-k N]\n"
 "\n"
 "Sends UDP datagrams of SIZE payload to ADDR:PORT at RATE until SECONDS\n"
 "passed or COUNT datagrams went out (one of -t and -c is needed).  A sender\n"
@@ -46,6 +46,11 @@ static const char usage_text[] =
 "               own sequence number, where a syscall per datagram is too\n"
 "               slow (User-Mode Linux: ~4 kpps); a paced sender batches at\n"
 "               most 1 ms of its rate\n"
+"  -k N         bursts: N datagrams back to back (one send with -g, else N\n"
+"               sends; N * SIZE <= 65000), then a pause that keeps the\n"
+"               average at RATE (an on-off source: -s 1000 -k 10 -r 50mbit\n"
+"               sends a 10 KB burst every 1.6 ms); without -k, one datagram\n"
+"               per send, or up to 1 ms of RATE with -g\n"
 "  -h, --help   this text\n"
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
@@ -89,12 +94,12 @@ int main(int argc, char **argv)
 	static char buf[65536];
 	int c, fd, sndbuf = 0, gso, seg;
 	const char *env = getenv("UDP_SEND_GSO");
-	size_t batch = 1, k;
+	size_t batch = 1, k, burst = 0;
 	uint64_t v;
 	char *end;
 
 	gso = env && atoi(env) > 0;
-	while ((c = getopt_long(argc, argv, "d:p:b:s:r:t:c:B:gh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:p:b:s:r:t:c:B:gk:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			addr = optarg;
@@ -134,6 +139,11 @@ int main(int argc, char **argv)
 		case 'g':
 			gso = 1;
 			break;
+		case 'k':
+			burst = num("bad burst (datagrams, 1..65536)", optarg, 65536);
+			if (!burst)
+				usage("bad burst (datagrams, 1..65536)", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -145,6 +155,11 @@ int main(int argc, char **argv)
 		usage("unexpected argument", argv[optind]);
 	if (!addr || (!seconds && !count))
 		usage("need -d, and -t or -c", "");
+	if (burst && burst * size > 65000) {
+		fprintf(stderr, "udp_send: -k %zu: a burst of N * SIZE = %zu bytes, at most 65000\n",
+			burst, burst * size);
+		usage(NULL, NULL);
+	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || (src.sin_port &&
 		       bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
@@ -159,7 +174,18 @@ int main(int argc, char **argv)
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
-	if (gso && size > 0 && size <= 1472) {
+	if (burst && gso && size > 0 && size <= 1472) {
+		batch = burst;
+		seg = size;
+		if (batch > 1 &&
+		    setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0) {
+			perror("udp_send: UDP_SEGMENT");
+			return 1;
+		}
+	} else if (burst) {
+		batch = burst;
+		gso = 0;	/* N sends of one datagram each */
+	} else if (gso && size > 0 && size <= 1472) {
 		/* datagrams per send: 64 KB, at most 1 ms of a paced rate */
 		batch = 65000 / size;
 		if (rate > 0 && batch > rate / 1000 / (size * 8.0))
@@ -200,6 +226,17 @@ int main(int argc, char **argv)
 			memcpy(buf + i * size, &seq, sizeof(seq));
 		}
 		/* unconnected: ICMP port unreachable does not fail the next send */
+		if (!gso && k > 1) {
+			/* a burst without GSO: k sends of one datagram */
+			for (size_t i = 0; i < k; i++) {
+				if (sendto(fd, buf + i * size, size, 0, (struct sockaddr *)&sin,
+					   sizeof(sin)) < 0)
+					errors++;
+				else
+					sent++;
+			}
+			continue;
+		}
 		if (sendto(fd, buf, k * size, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 			errors++;
 			continue;

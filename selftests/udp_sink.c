@@ -167,7 +167,10 @@ int main(int argc, char **argv)
 		perror("udp_sink: socket/bind/SO_TIMESTAMPNS");
 		return 1;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* as root beyond net.core.rmem_max: a reader descheduled for a few
+	 * ms (User-Mode Linux's one CPU) must not lose datagrams */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* receive stamps are CLOCK_REALTIME: offset to CLOCK_MONOTONIC */
 	m0 = clock_ns(CLOCK_MONOTONIC);
 	rt_off = clock_ns(CLOCK_REALTIME);

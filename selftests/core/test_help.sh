@@ -10,7 +10,7 @@ source "$(dirname "$0")/ktap.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-for p in selftests/cnm_send selftests/cnm_dump selftests/udp_send selftests/udp_sink \
+for p in selftests/cnm_send selftests/cnm_dump selftests/udp_send selftests/udp_sink selftests/flow_gen \
 	 tools/qcnstat tools/qcn-sim tools/qcn-rp-trace; do
 	name=${p##*/}
 	if [ ! -x "$TOP/$p" ]; then
