@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Native speed (UML or a host): AF-QCN's Table I / Fig. 12 on the modules.
+# Native speed (UML or a host): AF-QCN's Table I / Fig. 12 on the modules,
+# the kernel side of scripts/experiments/af-qcn (not in the suite: not fast_*).
 # Four static TCP flows (h1..h4, iperf3, GSO on, 4000-byte frames) and four
 # sources h5..h8 of 4 permanent TCP connections each, over which flow_gen
 # sends dynamic flows: Poisson arrivals, Pareto sizes (mean 10 KB, shape

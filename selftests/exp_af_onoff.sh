@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Native speed (UML or a host): AF-QCN's Fig. 11 on the modules.  Three
+# Native speed (UML or a host): AF-QCN's Fig. 11 on the modules, the
+# kernel side of scripts/experiments/af-qcn (not in the suite: not fast_*).  Three
 # static TCP flows (GSO on, 4000-byte frames) from 0 and an on-off UDP flow
 # (10 KB bursts: 10 datagrams of 1000 bytes in one GSO send, udp_send -k)
 # from START s, through one qcn port of RATE; the standard's CP, qcn_rp
