@@ -14,8 +14,9 @@
  *   demand bound (otherwise every class would get exactly its M_i and
  *   D_i would always be 0).  If every active class is capped below its
  *   weighted share, the remainder is left unallocated.
- * - Eq. (4) is evaluated on 6-bit values and rounded to nearest, with
- *   Fb_QCN signed (qcn_af_fb_qcn()).
+ * - Eq. (4) is evaluated on 6-bit values and rounded to nearest.  Below
+ *   Qeq, Fb_QCN is 0 (the default) or, with tc's af-fb signed, negative
+ *   (qcn_af_fb_qcn()): the paper does not say which.
  */
 #ifndef _QCN_AF_H
 #define _QCN_AF_H
