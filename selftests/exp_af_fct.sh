@@ -26,6 +26,7 @@
 #   share_pct,within25_pct; fct-MODE.csv: every flow, flow_gen's columns
 #   and the source; default none)
 source "$(dirname "$0")/lib_fast.sh"
+source "$(dirname "$0")/lib_af.sh"	# af_class
 fast_require
 GEN=$QCN_TOP/selftests/flow_gen
 [ -x "$GEN" ] || ktap_skip_all "selftests/flow_gen not built (make -C selftests)"
@@ -56,11 +57,7 @@ for mode in $MODES; do
 	if [ "$mode" = af ]; then
 		nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" \
 			af on alpha 0.125 beta 0.125 ts 1ms active "$ACTIVE" af-fb "${FAST_AF_FB:-signed}" && ok=$((ok + 1))
-		for i in 1 2 3 4 5 6 7 8; do
-			nsx sw tc class add dev sw-pr parent 1: classid "1:$i" qcn weight 1 &&
-			nsx sw tc filter add dev sw-pr parent 1: protocol ip prio 1 u32 \
-				match ip src "$QCN_NET.$i/32" flowid "1:$i" && ok=$((ok + 1))
-		done
+		for i in 1 2 3 4 5 6 7 8; do af_class "$i" 1 && ok=$((ok + 1)); done
 		want=17
 	else
 		nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" &&

@@ -27,7 +27,7 @@
 #   fig11.csv: mode,offered_kbit,flow,kind,kbps,sent_kbps,loss_pct,rp_drops
 #   (the bursty sender's qcn_rp),port_tail_drops (all flows); default none)
 source "$(dirname "$0")/lib_fast.sh"
-source "$(dirname "$0")/lib_af.sh"	# AF_SEND (udp_send)
+source "$(dirname "$0")/lib_af.sh"	# AF_SEND (udp_send), af_class
 fast_require
 RATE=${FAST_AF_RATE:-500mbit}
 LOADS=${FAST_AF_LOADS:-"50mbit 300mbit"}
@@ -95,11 +95,7 @@ for load in $LOADS; do
 		if [ "$mode" = af ]; then
 			nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" \
 				af on alpha 0.125 beta 0.125 ts 1ms active "$ACTIVE" af-fb "${FAST_AF_FB:-signed}" && ok=$((ok + 1))
-			for i in 1 2 3 4; do
-				nsx sw tc class add dev sw-pr parent 1: classid "1:$i" qcn weight 1 &&
-				nsx sw tc filter add dev sw-pr parent 1: protocol ip prio 1 u32 \
-					match ip src "$QCN_NET.$i/32" flowid "1:$i" && ok=$((ok + 1))
-			done
+			for i in 1 2 3 4; do af_class "$i" 1 && ok=$((ok + 1)); done
 			want=9
 		else
 			nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" &&
