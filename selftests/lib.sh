@@ -370,6 +370,24 @@ tb_two_tier()
 	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
 }
 
+# cnm_dump_bg NS FILE CNM_DUMP-ARGS...: selftests/cnm_dump in NS in the
+# background, its output in FILE; returns once it listens (a cold start,
+# libpcap and its libraries read from disk on a fresh machine, can take
+# longer than a fixed sleep), 1 if it did not within 15 s.  Its pid is in
+# TB_LAST_PID.
+cnm_dump_bg()
+{
+	local ns=$1 out=$2 i
+	shift 2
+	nsbg "$ns" "$QCN_TOP/selftests/cnm_dump" "$@" > "$out"
+	for i in $(seq 150); do
+		grep -q '^# listening' "$out" 2>/dev/null && return 0
+		kill -0 "$TB_LAST_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # udp_flow NS RATE SECONDS PORT SIZE: a paced UDP flow from NS to r
 # ($QCN_NET.100) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
 # tests were calibrated with); in User-Mode Linux, where a syscall per
