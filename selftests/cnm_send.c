@@ -93,13 +93,8 @@ static const char usage_text[] =
 "first frame (to line up with udp_sink's and qcnstat -m's stamps).\n"
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
-static void usage(const char *why, const char *arg)
-{
-	if (why)
-		fprintf(stderr, "cnm_send: %s '%s'\n", why, arg);
-	fputs(usage_text, stderr);
-	exit(2);
-}
+#define TOOL_NAME "cnm_send"
+#include "tool_cli.h"
 
 #define BATCH 256
 

@@ -51,7 +51,7 @@ cp_fresh()
 
 server 5201
 server 5202
-sleep 0.5
+tb_listening r 5201 5202
 
 # ---------------------------------------------------------------- overload
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \

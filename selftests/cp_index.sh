@@ -21,7 +21,7 @@ tb_star 2 || ktap_skip_all "cannot build the testbed"
 st() { qdisc_json sw sw-pr | jq -r ".[0].$1"; }
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-sleep 0.5
+tb_listening r 5201 5202
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
 udp_flow h1 20mbit 60 5201 1200
 c1=$TB_LAST_PID

@@ -43,7 +43,7 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
 	sample occupancy
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-sleep 0.5
+tb_listening r 5201 5202
 udp_flow h1 40mbit 13 5201 1200
 udp_flow h2 40mbit 13 5202 1200
 sleep 1.5

@@ -14,7 +14,7 @@ tb_star 2 || ktap_skip_all "cannot build the testbed"
 
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-sleep 0.5
+tb_listening r 5201 5202
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
 	sample occupancy keepalive 1ms
 udp_flow h1 40mbit 9 5201 1200

@@ -78,21 +78,8 @@ static const char usage_text[] =
 "  -h, --help   this text\n"
 "Exit status: 0, 1 on a socket or file error, 2 on bad usage.\n";
 
-static void usage(const char *why, const char *arg)
-{
-	if (why)
-		fprintf(stderr, "flow_gen: %s '%s'\n", why, arg);
-	fputs(usage_text, stderr);
-	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
+#define TOOL_NAME "flow_gen"
+#include "tool_cli.h"
 
 static double seconds_arg(const char *what, const char *s, int zero_ok)
 {

@@ -370,6 +370,23 @@ tb_two_tier()
 	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
 }
 
+# tb_listening NS PORT...: wait until TCP servers listen on PORT... in NS
+# (a server started in the background on a loaded machine may take longer
+# than a fixed sleep); 1 if one does not within 10 s
+tb_listening()
+{
+	local ns=$1 p i
+	shift
+	for p in "$@"; do
+		for i in $(seq 100); do
+			[ -n "$(ip netns exec "$TB-$ns" ss -Hltn "sport = :$p")" ] && continue 2
+			sleep 0.1
+		done
+		ktap_info "nothing listens on $ns:$p"
+		return 1
+	done
+}
+
 # cnm_dump_bg NS FILE CNM_DUMP-ARGS...: selftests/cnm_dump in NS in the
 # background, its output in FILE; returns once it listens (a cold start,
 # libpcap and its libraries read from disk on a fresh machine, can take

@@ -26,7 +26,7 @@ fast_servers()
 	for i in $(seq 1 "$1"); do
 		nsx r iperf3 -s -D -p $((5200 + i)) || return 1
 	done
-	sleep 0.3
+	tb_listening r $(seq 5201 $((5200 + $1)))
 }
 
 # fast_tcp I SECONDS OUT [IPERF3 OPTIONS]: TCP from hI to r in the

@@ -54,13 +54,8 @@ static const char usage_text[] =
 "  -h, --help   this text\n"
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
-static void usage(const char *why, const char *arg)
-{
-	if (why)
-		fprintf(stderr, "udp_send: %s '%s'\n", why, arg);
-	fputs(usage_text, stderr);
-	exit(2);
-}
+#define TOOL_NAME "udp_send"
+#include "tool_cli.h"
 
 static uint64_t num(const char *what, const char *s, uint64_t max)
 {
@@ -69,14 +64,6 @@ static uint64_t num(const char *what, const char *s, uint64_t max)
 	if (tcu_get_u64(&v, s) || v > max)
 		usage(what, s);
 	return v;
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
