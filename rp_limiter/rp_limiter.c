@@ -19,7 +19,8 @@
  *   nothing.
  * - The first CNM for a flow installs a limiter (at most `limiters`) that
  *   runs the RP core, include/qcn/qcn_rp.h.  When CR is back at the max
- *   rate the core releases it and the flow is unlimited again.
+ *   rate the core releases it; the frames it still holds leave at the
+ *   line rate (rp_limiter_release()), and the flow is unlimited again.
  * - `mode n-aimd|ap-n-aimd`: the Averaging Principle case study
  *   (include/qcn/qcn_ap.h, eq. 14) against a CP with `feedback signed`:
  *   the signed Fb is rebuilt from the CNM's cnmQOffset/cnmQDelta with
@@ -125,6 +126,7 @@ struct rp_limiter {
 	u64 cnm_rx;
 	u64 bytes_sent;
 	u64 hold;			/* leaves once q->direct_out reached it */
+	u32 drain;			/* released: frames still to leave at line rate */
 	u32 id;				/* class minor */
 	bool queued;
 };
@@ -419,6 +421,32 @@ static void rp_limiter_free(struct rp_sched *q, struct rp_limiter *lim)
 }
 
 /*
+ * Under q->lock: the core released lim (CR reached the line rate).  The
+ * frames it holds leave at the line rate (CR = max rate now), as a NIC's
+ * rate limiter that lets a flow go still sends what it holds at its line
+ * rate, and the flow is unlimited after them.  Handed to the FIFO at once,
+ * a TCP flow's backlog (~1 ms of its rate: TCP small queues) reaches the
+ * CP as one burst on a port slower than the host's device, and the burst's
+ * string of CNMs cuts the flow far below its share.  true if lim is gone
+ * (it held nothing); a draining limiter needs no timer.
+ */
+static bool rp_limiter_release(struct rp_sched *q, struct rp_limiter *lim)
+{
+	if (!lim->qlen) {
+		rp_limiter_free(q, lim);
+		q->st.limiters_released++;
+		return true;
+	}
+	if (!lim->drain)
+		lim->drain = lim->qlen;
+	if (!RB_EMPTY_NODE(&lim->wake_node)) {
+		rb_erase(&lim->wake_node, &q->wake);
+		RB_CLEAR_NODE(&lim->wake_node);
+	}
+	return false;
+}
+
+/*
  * RP timers run lazily: the core catches up exactly (expiries are
  * scheduled from the previous expiry, not from now), so a limiter's timer
  * is advanced when it is touched -- a packet queued on or sent by it, a
@@ -504,7 +532,6 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 	u64 now = ktime_get_ns();
 	struct rp_limiter *lim;
 	struct rb_node *first;
-	bool kick = false;
 
 	spin_lock(&q->lock);
 	if (q->dead) {
@@ -518,23 +545,14 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 		lim = rb_entry(first, struct rp_limiter, wake_node);
 		if (lim->wake_ns > now)
 			break;
-		if (rp_limiter_catch_up(q, lim, now)) {
-			kick |= lim->qlen > 0;
-			rp_limiter_free(q, lim);
-			q->st.limiters_released++;
-		} else {
+		if (rp_limiter_catch_up(q, lim, now))
+			rp_limiter_release(q, lim);	/* off q->wake either way */
+		else
 			rp_limiter_plan(q, lim);
-		}
 	}
 	q->timer_at = 0;
 	rp_timer_arm(q);
 	spin_unlock(&q->lock);
-
-	if (kick) {
-		rcu_read_lock();
-		__netif_schedule(qdisc_root(q->sch));
-		rcu_read_unlock();
-	}
 	return HRTIMER_NORESTART;
 }
 
@@ -545,10 +563,9 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 static struct rp_limiter *rp_limiter_touch(struct rp_sched *q,
 					   struct rp_limiter *lim, u64 now)
 {
-	if (!lim || !rp_limiter_catch_up(q, lim, now))
+	if (!lim || !rp_limiter_catch_up(q, lim, now) ||
+	    !rp_limiter_release(q, lim))
 		return lim;
-	rp_limiter_free(q, lim);
-	q->st.limiters_released++;
 	return NULL;
 }
 
@@ -613,13 +630,13 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 	lim->cnm_rx++;
 	if (sgn) {
 		if (qcn_rp_feedback(&lim->rp, &q->p, fb) == QCN_RP_EV_RELEASE) {
-			rp_limiter_free(q, lim);
-			q->st.limiters_released++;
+			rp_limiter_release(q, lim);
 			return true;
 		}
 	} else {
 		qcn_rp_cnm(&lim->rp, &q->p, m->qfb, now, get_random_u32());
 	}
+	lim->drain = 0;		/* limited again, if it was draining */
 	rp_limiter_plan(q, lim);
 	return true;
 }
@@ -871,6 +888,15 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 	base = lim->time_next + RP_CATCHUP_NS < now ? now : lim->time_next;
 	lim->time_next = base + qcn_rp_tx_time_ns(&lim->rp, len);
 
+	if (lim->drain) {	/* released: at the line rate, then unlimited */
+		if (--lim->drain && lim->head) {
+			rp_sched_insert(q, lim);
+		} else {
+			rp_limiter_free(q, lim);
+			q->st.limiters_released++;
+		}
+		return skb;
+	}
 	ev = qcn_rp_tx(&lim->rp, &q->p, len, get_random_u32());
 	if (ev != QCN_RP_EV_NONE && qcn_rp_signed(&q->p))
 		q->st.ap_steps++;	/* AP-N-AIMD: the averaging step */
@@ -880,12 +906,8 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 			;
 	if (lim->rp.active)
 		rp_limiter_catch_up(q, lim, now);
-	if (!lim->rp.active) {
-		q->st.limiters_released++;
-		rp_limiter_free(q, lim);
-	} else if (lim->head) {
+	if (lim->rp.active ? lim->head != NULL : !rp_limiter_release(q, lim))
 		rp_sched_insert(q, lim);
-	}
 	return skb;
 }
 
@@ -1458,11 +1480,9 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 	spin_lock_bh(&q->lock);
 	lim = rp_find_lim(q, cl);
 	/* its timer up to now (lazy); an idle one may be released here */
-	if (lim && rp_limiter_catch_up(q, lim, ktime_get_ns()) && !lim->qlen) {
-		rp_limiter_free(q, lim);
-		q->st.limiters_released++;
+	if (lim && rp_limiter_catch_up(q, lim, ktime_get_ns()) &&
+	    rp_limiter_release(q, lim))
 		lim = NULL;
-	}
 	if (lim) {
 		xs.key = lim->flow->key;
 		xs.cr = lim->rp.cr / 8;
