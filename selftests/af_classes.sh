@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 26
+ktap_plan 27
 qcn_dmesg_mark
 tb_init
 
@@ -69,6 +69,7 @@ ktap_check "a class is deleted once its filters are gone" \
 ktap_check "qdisc delete with classes, filters and traffic" nsx sw tc qdisc del dev sw-pr root
 sleep 1
 tb_cleanup
-ktap_check "sch_qcn unloads afterwards" bash -c "rmmod sch_qcn && modprobe sch_qcn"
+ktap_check "sch_qcn unloads afterwards" rmmod sch_qcn
+ktap_check "sch_qcn loads again" qcn_reload_module sch_qcn
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 33
+ktap_plan 34
 qcn_dmesg_mark
 tb_init
 TRACE=$QCN_TOP/tools/qcn-rp-trace
@@ -170,19 +170,33 @@ pred() { awk -v s="$1" '{ split($1, a, "="); if ($NF == "state=" s) { print int(
 for s in fr ai hai released; do ktap_info "state $s: first seen at $(first $s) ms, core: $(pred $s) ms"; done
 awk '$2 != last { print "# transition at " $1 " ms: " $2 " cr " $3; last = $2 }' "$tmp/seen"
 ktap_check "FR observed" test -n "$(first fr)"
+# the core is run on the CNMs' real times: a slow kernel (KASAN) that
+# sends them further apart than 480 ms leaves TR higher, and the core may
+# then go from AI to the release without HAI; the limiter must follow it
 for s in ai hai; do
 	f=$(first $s); p=$(pred $s)
+	if [ -z "$p" ]; then
+		ktap_check "$s never entered, as the core predicts for these CNM times (seen at '$f')" \
+			test -z "$f"
+		continue
+	fi
 	ktap_check "$s entered when the core predicts ($f ms vs $p ms, +-250 ms)" \
-		test -n "$f" -a -n "$p" -a "${f:-0}" -ge $(( ${p:-0} - 250 )) -a "${f:-0}" -le $(( ${p:-0} + 250 ))
+		test -n "$f" -a "${f:-0}" -ge $(( p - 250 )) -a "${f:-0}" -le $(( p + 250 ))
 done
-ktap_check "FR before AI before HAI" \
-	test -n "$(first ai)" -a -n "$(first hai)" -a "$(first fr)" -lt "$(first ai)" -a "$(first ai)" -lt "$(first hai)"
+# the states seen in the core's order (HAI only where the core has it)
+order=$(awk '{ split($NF, s, "="); if (s[2] != last && s[2] != "released") { printf "%s ", s[2]; last = s[2] } }' "$tmp/trace")
+seen=$(awk '$2 != last && $2 != "released" { printf "%s ", $2; last = $2 }' "$tmp/seen")
+ktap_check "states in the core's order: '$seen' vs '$order'" \
+	test -n "$(first ai)" -a "$seen" = "$order"
 p=$(pred released)
 ktap_check "released after HAI (core: $p ms)" \
 	test "$(xs limiters_released)/$(nclasses)" = "1/0"
 
 # ------------------------------------------------- teardown under traffic
-nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit
+# counters out of reach: the limiter stays (with the standard's 15 ms
+# timer and 150 KB counter it is back at 50 Mbit/s and released within
+# ~100 ms of the CNM, before a slow debug kernel looks)
+nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit time-reset 10s byte-reset 1gb
 ktap_check "max-rate (the alias) is shown as maxrate" \
 	bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep ' maxrate 50Mbit ' | grep -vq max-rate"
 send -b 5000 -t 5
@@ -195,8 +209,9 @@ nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit
 cnm 63 5000
 sleep 0.3
 tb_cleanup
-ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" \
-	bash -c "sleep 0.5; rmmod rp_limiter && modprobe rp_limiter"
+sleep 0.5
+ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" rmmod rp_limiter
+ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish
