@@ -1024,7 +1024,7 @@ static struct sk_buff *rp_limiter_drop_head(struct rp_sched *q,
 static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
 {
 	struct rp_drops d = { };
-	struct rp_limiter *lim;
+	struct rp_limiter *lim, *tmp;
 	struct sk_buff *skb;
 	bool any = true;
 
@@ -1034,13 +1034,16 @@ static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
 		rp_drops_add(sch, q, &d, skb);
 	while (sch->qstats.backlog > limit && any) {
 		any = false;
-		list_for_each_entry(lim, &q->limiters, list) {
+		list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
 			if (sch->qstats.backlog <= limit)
 				break;
 			if (lim->head) {
 				rp_drops_add(sch, q, &d, rp_limiter_drop_head(q, lim));
 				any = true;
 			}
+			/* a released limiter emptied here has nothing to drain */
+			if (lim->drain && !lim->qlen)
+				rp_limiter_release(q, lim);
 		}
 	}
 	spin_unlock_bh(&q->lock);

@@ -189,7 +189,7 @@ seen=$(awk '$2 != last && $2 != "released" { printf "%s ", $2; last = $2 }' "$tm
 ktap_check "states in the core's order: '$seen' vs '$order'" \
 	test -n "$(first ai)" -a "$seen" = "$order"
 p=$(pred released)
-ktap_check "released after HAI (core: $p ms)" \
+ktap_check "released at max rate (core: $p ms)" \
 	test "$(xs limiters_released)/$(nclasses)" = "1/0"
 
 # ------------------------------------------------- teardown under traffic
