@@ -187,6 +187,7 @@ struct qcn_sched_data {
 	u32		memory_usage;	/* their truesize */
 	u32		nr_active;
 	u64		time_next;	/* pacing: next departure, ns */
+	u64		bl_stamp;	/* stats.backlog_ns counted up to here */
 
 	struct qcn_cp	cp;
 	u64		ka_ref;		/* last arrival or keep-alive sample, ns */
@@ -218,6 +219,15 @@ static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct qcn_skb_cb));
 	return (struct qcn_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* The backlog is about to change (or be dumped): count its time so far. */
+static void qcn_backlog_time(struct qcn_sched_data *q, u32 backlog, u64 now)
+{
+	if (now > q->bl_stamp) {
+		q->stats.backlog_ns += (u64)backlog * (now - q->bl_stamp);
+		q->bl_stamp = now;
+	}
 }
 
 /* ------------------------------------------------ path-congestion index */
@@ -879,6 +889,7 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u32 handle;
 	int ret;
 
+	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	ret = qcn_af_enqueue(q->af, skb, &handle);
 	if (ret) {
 		if (ret & __NET_XMIT_BYPASS)
@@ -907,19 +918,20 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
-	u64 now = 0, rate;
+	u64 now, rate;
 
 	if (!sch->q.qlen)
 		return NULL;
 	rate = q->rate;
+	now = ktime_get_ns();
 	if (rate) {
-		now = ktime_get_ns();
 		if (now < q->time_next) {
 			qdisc_watchdog_schedule_range_ns(&q->watchdog, q->time_next,
 							 QCN_TIMER_SLACK);
 			return NULL;
 		}
 	}
+	qcn_backlog_time(q, sch->qstats.backlog, now);
 	skb = qcn_dequeue_one(sch);
 	if (!skb)
 		return NULL;
@@ -946,6 +958,7 @@ static void qcn_reset(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 
+	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	qcn_purge(sch);
 	sch->qstats.backlog = 0;
 	sch->q.qlen = 0;
@@ -1095,6 +1108,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	if (q->af)
 		qcn_af_apply(q->af, tb);
 
+	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	while (sch->qstats.backlog > q->limit ||
 	       q->memory_usage > q->memory_limit) {
 		skb = qcn_dequeue_one(sch);
@@ -1218,6 +1232,7 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	 * dumps its counters under sch_tree_lock.
 	 */
 	sch_tree_lock(sch);
+	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	spin_lock(&q->cnm_lock);
 	st = q->stats;
 	spin_unlock(&q->cnm_lock);
@@ -1225,6 +1240,7 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.flows = q->nr_active;
 	st.memory_usage = q->memory_usage;
 	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
+	st.stamp_ns = q->bl_stamp;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }

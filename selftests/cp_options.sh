@@ -35,7 +35,7 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 27))
+ktap_plan $((${#BAD_TC[@]} + 28))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -105,7 +105,17 @@ sleep 0.2
 nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 200kbit
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 100 -r 50000000 >/dev/null
 sleep 0.2
-b1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].backlog')
+S1=$(nsx a tc -s -j qdisc show dev va)
+sleep 0.5
+S2=$(nsx a tc -s -j qdisc show dev va)
+# the time average between the two dumps lies between the backlogs seen
+# at them (frames only leave)
+read -r b1 n1 t1 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S1")"
+read -r b12 n2 t2 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S2")"
+qavg=$(( (n2 - n1) / (t2 - t1 > 0 ? t2 - t1 : 1) ))
+ktap_info "time average: backlog $b1 -> $b12 B over $(( (t2 - t1) / 1000000 )) ms, mean $qavg B"
+ktap_check "the backlog's time average ($qavg B over $(( (t2 - t1) / 1000000 )) ms) lies between the backlogs $b12 and $b1 seen at its ends" \
+	test "$qavg" -le "$b1" -a "$qavg" -ge "$b12" -a "$b12" -lt "$b1" -a $((t2 - t1)) -ge 400000000 -a $((t2 - t1)) -le 5000000000
 nsx a tc qdisc change dev va root qcn limit 20000
 S=$(nsx a tc -s -j qdisc show dev va)
 b2=$(printf '%s' "$S" | jq '.[0].backlog')

@@ -56,13 +56,23 @@ qs_col()
 	qcnstat_cols "$1" kind "$2" | awk -F'\t' '$1 == "qcn" { print $2 }'
 }
 
-# fast_queue_stats CSV: "mean p10 p50 p99 max n" of the qcn backlog samples
+# fast_queue_stats CSV: "mean p10 p50 p99 max n" of the qcn backlog.  The
+# mean is the kernel's time average over the CSV's window (the backlog_ns
+# and stamp_ns columns: exact, on the kernel's clock); the percentiles come
+# from the samples.  A poller's samples are biased low on a busy one-CPU
+# machine: it runs when the stack is idle, i.e. when bursts have drained
+# (UML, 1 Gbit/s, 8 TCP flows: sampled mean 2.7 KB, time average 9.7 KB).
+# Older modules without the integral: the samples' mean.
 fast_queue_stats()
 {
+	local m
+	m=$(paste <(qs_col "$1" backlog_ns) <(qs_col "$1" stamp_ns) |
+		awk -F'\t' '$1 != "" && $2 != "" { if (!n++) { b0 = $1; s0 = $2 } b = $1; s = $2 }
+			END { if (n > 1 && s > s0) printf "%d\n", (b - b0) / (s - s0) }')
 	qs_col "$1" backlog | sort -n |
-		awk '{ a[NR] = $1; s += $1 }
+		awk -v m="$m" '{ a[NR] = $1; s += $1 }
 		     END { if (!NR) { print "0 0 0 0 0 0"; exit }
-			   printf "%d %d %d %d %d %d\n", s / NR, a[int(NR * 0.1) + 1],
+			   printf "%d %d %d %d %d %d\n", m != "" ? m : s / NR, a[int(NR * 0.1) + 1],
 				  a[int(NR * 0.5) + 1], a[int(NR * 0.99) + 1], a[NR], NR }'
 }
 

@@ -10,7 +10,7 @@ qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 15
+ktap_plan 16
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -26,6 +26,10 @@ span=$(qcnstat_cols "$tmp/csv" t_ms | awk 'NR == 1 { a = $1 } END { print int($1
 ktap_check "10 ms apart: 49 intervals in $span ms (450..700)" test "$span" -ge 450 -a "$span" -le 700
 ktap_check "qcn xstats columns filled (samples, last_qfb)" \
 	test -n "$(qcnstat_cols "$tmp/csv" samples last_qfb | awk -F'\t' 'NR == 1 && $1 != "" && $2 != ""')"
+ktap_check "qavg from the second poll on (0: no traffic), stamp_ns rising 10 ms apart" \
+	test "$(qcnstat_cols "$tmp/csv" qavg stamp_ns | awk -F'\t' '
+		NR == 1 { ok = $1 == "" } NR > 1 { ok = ok && $1 == "0" && $2 - s >= 5000000 }
+		{ s = $2 } END { print ok && NR == 50 }')" = 1
 
 # -m: one clock across processes (CLOCK_MONOTONIC), as cnm_send's stamps
 t_ms() { nsx a "$QS" "$@" -d d0 -c 1 | qcnstat_cols /dev/stdin t_ms | awk 'NR == 1 { print int($1) }'; }

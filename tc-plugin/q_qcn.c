@@ -388,6 +388,13 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	/* 0 from a module older than this plugin (the tail is zeroed) */
 	tcp_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
 	tcp_uint("memory_usage", " memory_usage %u", st.memory_usage);
+	/* the queue's time integral, for means over intervals (qcnstat qavg) */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, stamp_ns) +
+					     sizeof(st.stamp_ns)) {
+		tcp_fp("%s", "\n ");
+		tcp_u64("backlog_ns", " backlog_ns %llu", st.backlog_ns);
+		tcp_u64("stamp_ns", " stamp_ns %llu", st.stamp_ns);
+	}
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

@@ -71,12 +71,17 @@ static const char *usage_text =
 "  limiter:    flow cr_bps tr_bps state cnm_rx (flow as tc -s class shows it)\n"
 "  AF class:   weight rate_est_bps fair_bps fb_af cnm_sent\n"
 "  N-AIMD:     cnm_positive (qcn, qcn_rp: CNMs with Fb >= 0), ap_steps\n"
-"              (qcn_rp: averaging steps); empty from older modules\n";
+"              (qcn_rp: averaging steps); empty from older modules\n"
+"  qcn:        qavg (bytes: the backlog's time average since the previous\n"
+"              poll, on the kernel's clock, not a sample), backlog_ns and\n"
+"              stamp_ns (the integral and its time: a window's mean is\n"
+"              the ratio of their deltas); empty from older modules\n";
 
 enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
 	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
 	F_CNMRX, F_UNM, F_MAL, F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT,
-	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_CNMPOS, F_APSTEPS, F_NUM };
+	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_CNMPOS, F_APSTEPS, F_QAVG, F_BLNS,
+	F_STAMP, F_NUM };
 
 /* the columns: name (CSV header, JSON key) and JSON type */
 enum col_type { C_NUM, C_DEC, C_STR };
@@ -99,7 +104,8 @@ static const struct {
 	[F_WEIGHT] = { "weight", C_NUM }, [F_REST] = { "rate_est_bps", C_NUM },
 	[F_FAIR] = { "fair_bps", C_NUM }, [F_FBAF] = { "fb_af", C_NUM },
 	[F_CNMSENT] = { "cnm_sent", C_NUM }, [F_CNMPOS] = { "cnm_positive", C_NUM },
-	[F_APSTEPS] = { "ap_steps", C_NUM },
+	[F_APSTEPS] = { "ap_steps", C_NUM }, [F_QAVG] = { "qavg", C_NUM },
+	[F_BLNS] = { "backlog_ns", C_NUM }, [F_STAMP] = { "stamp_ns", C_NUM },
 };
 
 struct row {
@@ -115,12 +121,13 @@ static FILE *out;
 static double now_ms;
 
 /* previous byte counters, for rates: (ifindex, handle, class?) */
-static struct {
+static struct prev_slot {
 	int ifindex;
 	__u32 handle;
 	int cls;
 	__u64 bytes;
 	double t;
+	__u64 bl_ns, stamp;	/* qcn: the backlog's time integral */
 } prev[MAX_PREV];
 static int nprev;
 
@@ -132,32 +139,59 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
+/* the previous poll's counters of (ifindex, handle, class?); NULL if full */
+static struct prev_slot *prev_of(int ifindex, __u32 handle, int cls, int *fresh)
 {
 	int i;
 
-	for (i = 0; i < nprev; i++) {
+	*fresh = 0;
+	for (i = 0; i < nprev; i++)
 		if (prev[i].ifindex == ifindex && prev[i].handle == handle &&
-		    prev[i].cls == cls) {
-			double r = -1;
+		    prev[i].cls == cls)
+			return &prev[i];
+	if (nprev == MAX_PREV)
+		return NULL;
+	memset(&prev[nprev], 0, sizeof(prev[nprev]));
+	prev[nprev].ifindex = ifindex;
+	prev[nprev].handle = handle;
+	prev[nprev].cls = cls;
+	*fresh = 1;
+	return &prev[nprev++];
+}
 
-			if (now_ms > prev[i].t && bytes >= prev[i].bytes)
-				r = (bytes - prev[i].bytes) * 8.0 * 1000.0 /
-				    (now_ms - prev[i].t);
-			prev[i].bytes = bytes;
-			prev[i].t = now_ms;
-			return r;
-		}
-	}
-	if (nprev < MAX_PREV) {
-		prev[nprev].ifindex = ifindex;
-		prev[nprev].handle = handle;
-		prev[nprev].cls = cls;
-		prev[nprev].bytes = bytes;
-		prev[nprev].t = now_ms;
-		nprev++;
-	}
-	return -1;
+static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
+{
+	struct prev_slot *p;
+	double r = -1;
+	int fresh;
+
+	p = prev_of(ifindex, handle, cls, &fresh);
+	if (!p)
+		return -1;
+	if (!fresh && now_ms > p->t && bytes >= p->bytes)
+		r = (bytes - p->bytes) * 8.0 * 1000.0 / (now_ms - p->t);
+	p->bytes = bytes;
+	p->t = now_ms;
+	return r;
+}
+
+/* mean backlog (bytes) between this dump and the previous one, on the
+ * kernel's clock (struct tc_qcn_xstats backlog_ns, stamp_ns); -1 at first
+ */
+static double qavg_of(int ifindex, __u32 handle, __u64 bl_ns, __u64 stamp)
+{
+	struct prev_slot *p;
+	double r = -1;
+	int fresh;
+
+	p = prev_of(ifindex, handle, 0, &fresh);
+	if (!p)
+		return -1;
+	if (p->stamp && stamp > p->stamp)
+		r = (double)(bl_ns - p->bl_ns) / (double)(stamp - p->stamp);
+	p->bl_ns = bl_ns;
+	p->stamp = stamp;
+	return r;
 }
 
 static void handle_str(char *buf, size_t len, __u32 h)
@@ -321,6 +355,16 @@ static int on_msg(struct nl_msg *msg, void *arg)
 						 sizeof(s.cnm_positive)))
 					SETF(&r, F_CNMPOS, "%llu",
 					     (unsigned long long)s.cnm_positive);
+				if (len >= (int)(offsetof(struct tc_qcn_xstats, stamp_ns) +
+						 sizeof(s.stamp_ns))) {
+					double a = qavg_of(tcm->tcm_ifindex, tcm->tcm_handle,
+							   s.backlog_ns, s.stamp_ns);
+
+					if (a >= 0)
+						SETF(&r, F_QAVG, "%.0f", a);
+					SETF(&r, F_BLNS, "%llu", (unsigned long long)s.backlog_ns);
+					SETF(&r, F_STAMP, "%llu", (unsigned long long)s.stamp_ns);
+				}
 			} else if (!strcmp(kind, "qcn") && cls &&
 				   len >= (int)sizeof(struct tc_qcn_class_xstats)) {
 				struct tc_qcn_class_xstats s;

@@ -154,6 +154,13 @@ struct tc_qcn_xstats {
 	__u32	memory_usage;		/* truesize of the queued skbs, bytes */
 	__u32	pad;
 	__u64	cnm_positive;		/* signed feedback: CNMs with Fb >= 0 */
+	/* the queue's time average: backlog_ns grows by backlog x elapsed
+	 * (byte x ns, wraps) up to stamp_ns (CLOCK_MONOTONIC, the dump's
+	 * time); between two dumps, the mean backlog in bytes is
+	 * (backlog_ns2 - backlog_ns1) / (stamp_ns2 - stamp_ns1)
+	 */
+	__u64	backlog_ns;
+	__u64	stamp_ns;
 };
 
 struct tc_qcn_class_xstats {
