@@ -49,6 +49,15 @@ fast_goodput()
 	echo "$t"
 }
 
+# fast_rtt JSON...: "MIN/MEAN" TCP RTT (us) of iperf3 senders: the
+# smallest min_rtt, the mean of the mean_rtt
+fast_rtt()
+{
+	jq -s -r '[.[].end.streams[0].sender // empty] |
+		if length == 0 then "-" else
+		"\(map(.min_rtt) | min)/\(map(.mean_rtt) | add / length | floor)" end' "$@" 2>/dev/null || echo -
+}
+
 # qs_col CSV NAME: values of qcnstat's column NAME for qdisc kind qcn
 # (lib.sh's qcnstat_cols: columns by header name, RFC 4180 quoting)
 qs_col()
