@@ -733,6 +733,7 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	u8 qfb;
 
 	q->stats.samples++;
+	q->stats.sample_backlog += q->backlog;
 	if (!arrival)
 		q->stats.keepalive_samples++;
 	q->stats.last_fb = s->fb;

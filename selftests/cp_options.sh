@@ -35,7 +35,7 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 28))
+ktap_plan $((${#BAD_TC[@]} + 29))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -103,7 +103,7 @@ ktap_check "help prints the usage" bash -c "grep -q 'Usage: ... qcn' <<<'$usage'
 nsx a "$SEND" -d 10.9.0.2 -s 100 -c 1 >/dev/null	# resolve ARP first
 sleep 0.2
 nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 200kbit
-nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 100 -r 50000000 >/dev/null
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 160 -r 50000000 >/dev/null	# 230 KB: past the first sampling instant (150 KB +-15 %); blocks on the socket buffer while frames leave
 sleep 0.2
 S1=$(nsx a tc -s -j qdisc show dev va)
 sleep 0.5
@@ -112,6 +112,14 @@ S2=$(nsx a tc -s -j qdisc show dev va)
 # at them (frames only leave)
 read -r b1 n1 t1 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S1")"
 read -r b12 n2 t2 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S2")"
+# Q at the sampling instants (the sender blocks on its socket buffer
+# while frames leave, so Q rises and falls): each is at least the frame
+# that arrived and at most the limit; the last one is qold
+read -r ns sb qo <<<"$(jq -r '.[0] | "\(.samples) \(.sample_backlog) \(.qold)"' <<<"$S1")"
+ktap_info "sampling: $ns samples, sum of Q $sb B, qold $qo B"
+ktap_check "the queue at the samples (sum $sb B over $ns) lies in [a frame, the limit], qold $qo too" \
+	test "$ns" -ge 1 -a "$sb" -ge $((ns * 1442)) -a "$sb" -le $((ns * 150000)) -a \
+		"$sb" -ge "$qo" -a "$qo" -ge 1442 -a "$qo" -le 150000
 qavg=$(( (n2 - n1) / (t2 - t1 > 0 ? t2 - t1 : 1) ))
 ktap_info "time average: backlog $b1 -> $b12 B over $(( (t2 - t1) / 1000000 )) ms, mean $qavg B"
 ktap_check "the backlog's time average ($qavg B over $(( (t2 - t1) / 1000000 )) ms) lies between the backlogs $b12 and $b1 seen at its ends" \

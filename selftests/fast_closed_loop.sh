@@ -75,6 +75,7 @@ phase()
 	w=$(window "$tmp/$name.csv")
 	read -r "${name}_kbps" "${name}_pkts" "${name}_drops" <<<"$w"
 	eval "${name}_q=\"$(fast_queue_stats "$tmp/$name.csv")\""
+	eval "${name}_qs=$(fast_sampled_q "$tmp/$name.csv")"
 	eval "${name}_full=$(qs_col "$tmp/$name.csv" backlog | awk -v l=$((LIMIT - FAST_MTU - 14)) '$1 >= l { n++ } END { print n + 0 }')"
 	tb_wait
 }
@@ -126,8 +127,9 @@ run_case()	# run_case RATE N KIND TAG
 	eval "set -- \$${tag}_ref_q"; local rq="$*"
 	eval "set -- \$${tag}_qcn_q"; local qq="$*"
 	local r=${tag}_ref_kbps k=${tag}_qcn_kbps d=${tag}_qcn_drops p=${tag}_qcn_pkts rd=${tag}_ref_drops
+	local qs=${tag}_qcn_qs
 	ktap_info "$rate, $n $kind flows: reference ${!r} kbit/s (queue mean/p10/p50/p99/max/n $rq, drops ${!rd});" \
-		"QCN ${!k} kbit/s (queue $qq, drops ${!d} of ${!p})"
+		"QCN ${!k} kbit/s (queue $qq, drops ${!d} of ${!p}; the CP's samples saw Q ${!qs} B on average)"
 	# the loop's delay: TCP's RTT (iperf3's sender stats, us), min/mean
 	# over the flows; in UML it carries the one CPU's scheduling delays
 	[ "$kind" = tcp ] && ktap_info "$rate, $n flows: TCP RTT min/mean (us): reference" \

@@ -85,6 +85,16 @@ fast_queue_stats()
 				  a[int(NR * 0.5) + 1], a[int(NR * 0.99) + 1], a[NR], NR }'
 }
 
+# fast_sampled_q CSV: the mean queue (bytes) at the CP's sampling
+# instants over the CSV's window, the Q its Fb used ("-" from an older
+# module): with arrivals in bursts it exceeds the time average
+fast_sampled_q()
+{
+	paste <(qs_col "$1" sample_backlog) <(qs_col "$1" samples) |
+		awk -F'\t' '$1 != "" { if (!n++) { b0 = $1; s0 = $2 } b = $1; s = $2 }
+			END { if (n > 1 && s > s0) printf "%d\n", (b - b0) / (s - s0); else print "-" }'
+}
+
 # fast_qdisc_num NS DEV KEY: one number of `tc -s -j qdisc show` (root)
 fast_qdisc_num()
 {

@@ -395,6 +395,9 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 		tcp_u64("backlog_ns", " backlog_ns %llu", st.backlog_ns);
 		tcp_u64("stamp_ns", " stamp_ns %llu", st.stamp_ns);
 	}
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, sample_backlog) +
+					     sizeof(st.sample_backlog))
+		tcp_u64("sample_backlog", " sample_backlog %llu", st.sample_backlog);
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

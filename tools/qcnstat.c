@@ -75,13 +75,16 @@ static const char *usage_text =
 "  qcn:        qavg (bytes: the backlog's time average since the previous\n"
 "              poll, on the kernel's clock, not a sample), backlog_ns and\n"
 "              stamp_ns (the integral and its time: a window's mean is\n"
-"              the ratio of their deltas); empty from older modules\n";
+"              the ratio of their deltas); qsample (bytes: the mean queue\n"
+"              at the CP's sampling instants since the previous poll, the\n"
+"              Q its Fb used) and its raw sum sample_backlog (over the\n"
+"              samples column); empty from older modules\n";
 
 enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
 	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
 	F_CNMRX, F_UNM, F_MAL, F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT,
 	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_CNMPOS, F_APSTEPS, F_QAVG, F_BLNS,
-	F_STAMP, F_NUM };
+	F_STAMP, F_QSAMPLE, F_SBL, F_NUM };
 
 /* the columns: name (CSV header, JSON key) and JSON type */
 enum col_type { C_NUM, C_DEC, C_STR };
@@ -106,6 +109,7 @@ static const struct {
 	[F_CNMSENT] = { "cnm_sent", C_NUM }, [F_CNMPOS] = { "cnm_positive", C_NUM },
 	[F_APSTEPS] = { "ap_steps", C_NUM }, [F_QAVG] = { "qavg", C_NUM },
 	[F_BLNS] = { "backlog_ns", C_NUM }, [F_STAMP] = { "stamp_ns", C_NUM },
+	[F_QSAMPLE] = { "qsample", C_NUM }, [F_SBL] = { "sample_backlog", C_NUM },
 };
 
 struct row {
@@ -128,6 +132,7 @@ static struct prev_slot {
 	__u64 bytes;
 	double t;
 	__u64 bl_ns, stamp;	/* qcn: the backlog's time integral */
+	__u64 sbl, samples;	/* qcn: Q summed over the sampling instants */
 } prev[MAX_PREV];
 static int nprev;
 
@@ -172,6 +177,25 @@ static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
 		r = (bytes - p->bytes) * 8.0 * 1000.0 / (now_ms - p->t);
 	p->bytes = bytes;
 	p->t = now_ms;
+	return r;
+}
+
+/* mean Q (bytes) at the CP's sampling instants since the previous poll;
+ * -1 at first or without a sample
+ */
+static double qsample_of(int ifindex, __u32 handle, __u64 sbl, __u64 samples)
+{
+	struct prev_slot *p;
+	double r = -1;
+	int fresh;
+
+	p = prev_of(ifindex, handle, 0, &fresh);
+	if (!p)
+		return -1;
+	if (p->samples && samples > p->samples)
+		r = (double)(sbl - p->sbl) / (double)(samples - p->samples);
+	p->sbl = sbl;
+	p->samples = samples;
 	return r;
 }
 
@@ -364,6 +388,15 @@ static int on_msg(struct nl_msg *msg, void *arg)
 						SETF(&r, F_QAVG, "%.0f", a);
 					SETF(&r, F_BLNS, "%llu", (unsigned long long)s.backlog_ns);
 					SETF(&r, F_STAMP, "%llu", (unsigned long long)s.stamp_ns);
+				}
+				if (len >= (int)(offsetof(struct tc_qcn_xstats, sample_backlog) +
+						 sizeof(s.sample_backlog))) {
+					double a = qsample_of(tcm->tcm_ifindex, tcm->tcm_handle,
+							      s.sample_backlog, s.samples);
+
+					if (a >= 0)
+						SETF(&r, F_QSAMPLE, "%.0f", a);
+					SETF(&r, F_SBL, "%llu", (unsigned long long)s.sample_backlog);
 				}
 			} else if (!strcmp(kind, "qcn") && cls &&
 				   len >= (int)sizeof(struct tc_qcn_class_xstats)) {

@@ -161,6 +161,11 @@ struct tc_qcn_xstats {
 	 */
 	__u64	backlog_ns;
 	__u64	stamp_ns;
+	/* the sum of Q at the sampling instants (bytes): between two dumps,
+	 * the queue the CP's samples saw is its delta over samples' delta
+	 * (arrivals in bursts see more than the time average)
+	 */
+	__u64	sample_backlog;
 };
 
 struct tc_qcn_class_xstats {
