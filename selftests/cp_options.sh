@@ -102,8 +102,9 @@ ktap_check "help prints the usage" bash -c "grep -q 'Usage: ... qcn' <<<'$usage'
 # shrinking limit trims a standing queue (paced at 200 kbit/s)
 nsx a "$SEND" -d 10.9.0.2 -s 100 -c 1 >/dev/null	# resolve ARP first
 sleep 0.2
-nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 200kbit
-nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 160 -r 50000000 >/dev/null	# 230 KB: past the first sampling instant (150 KB +-15 %); blocks on the socket buffer while frames leave
+# (interval 20000: a few samples within the 144 KB sent)
+nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 200kbit interval 20000
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 100 -r 50000000 >/dev/null
 sleep 0.2
 S1=$(nsx a tc -s -j qdisc show dev va)
 sleep 0.5
@@ -112,8 +113,8 @@ S2=$(nsx a tc -s -j qdisc show dev va)
 # at them (frames only leave)
 read -r b1 n1 t1 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S1")"
 read -r b12 n2 t2 <<<"$(jq -r '.[0] | "\(.backlog) \(.backlog_ns) \(.stamp_ns)"' <<<"$S2")"
-# Q at the sampling instants (the sender blocks on its socket buffer
-# while frames leave, so Q rises and falls): each is at least the frame
+# Q at the sampling instants (the sender may block on its socket buffer
+# while frames leave, so Q can rise and fall): each is at least the frame
 # that arrived and at most the limit; the last one is qold
 read -r ns sb qo <<<"$(jq -r '.[0] | "\(.samples) \(.sample_backlog) \(.qold)"' <<<"$S1")"
 ktap_info "sampling: $ns samples, sum of Q $sb B, qold $qo B"

@@ -20,7 +20,8 @@
 #   sender sends 64 KB GSO batches at once whenever its limiter has been
 #   released, and the loop spends time recovering from those bursts;
 #   measured 65-84 %, TCP 76-98 %),
-#   queue mean <= 1.5 Qeq and, where the reference congests the port (its
+#   queue mean (the kernel's time average, xstats backlog_ns: 10 ms
+#   samples are biased low in UML) <= 1.5 Qeq and, where the reference congests the port (its
 #   mean above Qeq: TCP alone keeps the buffer full), below half the
 #   reference's (UDP GSO senders in UML may not fill the port at all),
 #   the queue near the limit (within one frame) in at most 5 % of the

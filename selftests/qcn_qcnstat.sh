@@ -26,10 +26,16 @@ span=$(qcnstat_cols "$tmp/csv" t_ms | awk 'NR == 1 { a = $1 } END { print int($1
 ktap_check "10 ms apart: 49 intervals in $span ms (450..700)" test "$span" -ge 450 -a "$span" -le 700
 ktap_check "qcn xstats columns filled (samples, last_qfb)" \
 	test -n "$(qcnstat_cols "$tmp/csv" samples last_qfb | awk -F'\t' 'NR == 1 && $1 != "" && $2 != ""')"
-ktap_check "qavg from the second poll on (0: no traffic), stamp_ns rising 10 ms apart" \
-	test "$(qcnstat_cols "$tmp/csv" qavg stamp_ns | awk -F'\t' '
-		NR == 1 { ok = $1 == "" } NR > 1 { ok = ok && $1 == "0" && $2 - s >= 5000000 }
-		{ s = $2 } END { print ok && NR == 50 }')" = 1
+# (a late poll catches up on its deadlines: the stamps only rise, and span
+# most of the 49 intervals)
+# (no traffic but the odd IPv6 control frame on the dummy: a few bytes)
+r=$(qcnstat_cols "$tmp/csv" qavg stamp_ns | awk -F'\t' '
+	NR == 1 { ok = $1 == ""; s0 = $2 }
+	NR > 1 { ok = ok && $1 ~ /^[0-9]+$/ && $1 < 1500 && $2 > s; m = $1 > m ? $1 : m }
+	{ s = $2 } END { print (ok && NR == 50 && s - s0 >= 400000000) " " m + 0 " " int((s - s0) / 1e6) }')
+read -r r_ok r_max r_span <<<"$r"
+ktap_check "qavg from the second poll on (largest $r_max B, no traffic), stamp_ns rising (over $r_span ms, >= 400)" \
+	test "$r_ok" = 1
 
 # -m: one clock across processes (CLOCK_MONOTONIC), as cnm_send's stamps
 t_ms() { nsx a "$QS" "$@" -d d0 -c 1 | qcnstat_cols /dev/stdin t_ms | awk 'NR == 1 { print int($1) }'; }
