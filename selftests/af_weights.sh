@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib_af.sh"
 # completes every 0.4 s, and a 1 s timer still gave it a rate-independent
 # share of the increases, as the standard's 15 ms timer does not to a
 # 1 Gb/s flow (150 KB in 1.2 ms): weight 1 measured 9.7-12.3 % in ten
-# runs with 1 s (two outside +-15 %), 9.5-10.3 % in seven with 2 s
+# runs with 1 s (two outside +-15 %), 9.5-10.5 % in seven with 2 s
 # (6.1 guest and debug UML, side by side)
 AF_RP=${AF_RP/time-reset 1s/time-reset 2s}
 qcn_require_root
