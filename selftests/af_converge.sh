@@ -75,7 +75,7 @@ t_on=$((sum_on / 3)); t_off=$((sum_off / 3))
 ktap_rate_check "flows converge with af on (mean $t_on ms < 8000)" test "$t_on" -lt 8000
 ktap_rate_check "af on converges faster than af off (mean $t_on < $t_off ms)" test "$t_on" -lt "$t_off"
 ktap_info "af on, last trial, 10-16 s: $r1 / $r2 kbit/s"
-ktap_check "af on: equal shares at the end (within 15 %)" af_within "$r1" "$r2" 15
+ktap_check "af on: equal shares at the end (within 15 %)" within_pct "$r1" "$r2" 15
 rm -f "$log"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean

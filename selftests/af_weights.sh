@@ -49,15 +49,15 @@ for t in $(seq 2000 2000 20000); do
 	line=""; wt=0
 	for i in 1 2 3 4; do w[i]=$(af_rate "$log" "$t" $((t + 2000)) "$i"); wt=$((wt + w[i])); done
 	for i in 1 2 3 4; do
-		line+=" $(awk -v a="${w[i]}" -v t="$wt" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')"
+		line+=" $(share_pct "${w[i]}" "$wt")"
 	done
 	ktap_info "  $((t / 1000))-$((t / 1000 + 2)) s:$line % (total $wt kbit/s)"
 done
 for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 ))
-	share[i]=$(awk -v a="${r[i]}" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
+	share[i]=$(share_pct "${r[i]}" "$total")
 	ktap_check "weight $((5 - i)): ${share[i]} % of the port (target $want % +-15 %)" \
-		af_within "${share[i]}" "$want" 15
+		within_pct "${share[i]}" "$want" 15
 done
 ktap_check "the port stays busy (total >= 60 % of 30 Mbit/s)" test "$total" -ge 18000
 
@@ -69,9 +69,9 @@ ktap_info "maxrate 6mbit on 1:1: kbit/s ${c[1]} ${c[2]} ${c[3]} ${c[4]} (others 
 ktap_check "capped class stays near its max rate (${c[1]} <= 6900 kbit/s)" test "${c[1]}" -le 6900
 for i in 2 3 4; do
 	want=$(awk -v w=$((5 - i)) 'BEGIN { printf "%.1f", 100 * w / 6 }')
-	rs[i]=$(awk -v a="${c[i]}" -v t="$rest" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
+	rs[i]=$(share_pct "${c[i]}" "$rest")
 	ktap_check "weight $((5 - i)): ${rs[i]} % of the rest (target $want % +-20 %)" \
-		af_within "${rs[i]}" "$want" 20
+		within_pct "${rs[i]}" "$want" 20
 done
 rm -f "$log"
 tb_cleanup

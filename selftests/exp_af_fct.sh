@@ -128,7 +128,7 @@ for mode in $MODES; do
 			for (i = 1; i <= 4; i++) { x = a ? $(2 * i) / a - 1 : 1; if (x < 0) x = -x; if (x <= 0.25) c[i]++ } }
 			END { for (i = 1; i <= 4; i++) printf "%.1f\n", n ? 100 * c[i] / n : 0 }' > "$tmp/w25"
 	for i in 1 2 3 4; do
-		echo "$mode,$i,${r[i]},$(awk -v a="${r[i]}" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }'),$(sed -n "${i}p" "$tmp/w25")"
+		echo "$mode,$i,${r[i]},$(share_pct "${r[i]}" "$total"),$(sed -n "${i}p" "$tmp/w25")"
 	done >> "$tmp/fig12.csv"
 	dyn=$(awk -F, -v w="$WARM" -v d="$DUR" '$4 / 1e6 >= w && $4 / 1e6 < d { b += $3 } END { printf "%d", b * 8 / (d - w) / 1000 }' "$tmp/fct-$mode.csv")
 	drops=$(fast_qdisc_num sw sw-pr tail_drops)

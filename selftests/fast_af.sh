@@ -51,8 +51,8 @@ nsx sw tc -s class show dev sw-pr | sed 's/^/# /'
 ordered=1
 for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 ))
-	share[i]=$(awk -v a="${r[i]}" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }')
-	fast_within "${share[i]}" "$want" 10 && m=met || m=missed
+	share[i]=$(share_pct "${r[i]}" "$total")
+	within_pct "${share[i]}" "$want" 10 && m=met || m=missed
 	ktap_info "weight $((5 - i)): ${share[i]} % (the paper's +-10 % of $want %: $m)"
 	[ "$i" -gt 1 ] && [ "${r[i]}" -ge "${r[i - 1]}" ] && ordered=0
 done
@@ -61,7 +61,7 @@ for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 )) tol=30
 	[ "$i" = 4 ] && tol=50
 	ktap_check "weight $((5 - i)): ${share[i]} % of the total (target $want % +-$tol %)" \
-		fast_within "${share[i]}" "$want" "$tol"
+		within_pct "${share[i]}" "$want" "$tol"
 done
 port=$(awk -v r="$RATE" 'BEGIN { n = r + 0; if (r ~ /gbit/) n *= 1000000; else if (r ~ /mbit/) n *= 1000; print n }')
 # a guard against AF-QCN stalling the loop, not a throughput target: the

@@ -461,6 +461,20 @@ tb_mac_of()
 		ip -n "$TB-$1" -br link show dev "$2" | awk '{print $3}'
 }
 
+# share_pct PART TOTAL: PART as a percentage of TOTAL, one decimal (0 if
+# TOTAL is 0)
+share_pct()
+{
+	awk -v a="$1" -v t="$2" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }'
+}
+
+# within_pct VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
+within_pct()
+{
+	awk -v v="$1" -v t="$2" -v p="$3" \
+		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
 # ------------------------------------------------------------- tc helpers
 
 # qdisc_xstat NS DEV KEY: one numeric field of `tc -s -j qdisc show`'s

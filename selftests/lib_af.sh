@@ -105,10 +105,3 @@ af_class_x()
 		inside { for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) }
 		END { print v }'
 }
-
-# af_within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
-af_within()
-{
-	awk -v v="$1" -v t="$2" -v p="$3" \
-		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
-}

@@ -122,13 +122,6 @@ fast_series()
 	jq -r '.intervals[] | .sum | "\(.start) \(.bits_per_second / 1000 | floor)"' "$1"
 }
 
-# fast_within VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
-fast_within()
-{
-	awk -v v="$1" -v t="$2" -v p="$3" \
-		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
-}
-
 # fast_mtu MTU: every link of the star (tb_star) at MTU.  The native-speed
 # tests run jumbo frames of 4000 bytes (FAST_MTU; RoCE's 4096-byte class,
 # and DCB fabrics commonly run jumbo frames): UML handles frames on one

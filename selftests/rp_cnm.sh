@@ -124,7 +124,7 @@ ok=1
 for w in "100 450" "600 950" "1100 1450" "1600 1950"; do
 	set -- $w
 	got=$(rate "$1" "$2"); want=$(exp_kbit "$1")
-	af_within "$got" "$want" 15 && v=ok || { v=FAIL; ok=0; }
+	within_pct "$got" "$want" 15 && v=ok || { v=FAIL; ok=0; }
 	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $v"
 done
 ktap_rate_check "unlimited before the CNM ($pre kbit/s > 60000)" test "$pre" -gt 60000
