@@ -6,14 +6,14 @@
 # rest 3:2:1 (weighted max-min, Remark 4) within +-20 %: the weight-1 part
 # of the rest (16.7 %) measured 14.0-17.7 % in six guest runs, and
 # without AF-QCN the three would get ~33 % each.
-source "$(dirname "$0")/lib_af.sh"
 # RP timer 2 s here: the weight-1 flow's byte counter (150 KB at 3 Mb/s)
 # completes every 0.4 s, and a 1 s timer still gave it a rate-independent
 # share of the increases, as the standard's 15 ms timer does not to a
 # 1 Gb/s flow (150 KB in 1.2 ms): weight 1 measured 9.7-12.3 % in ten
 # runs with 1 s (two outside +-15 %), 9.5-10.5 % in seven with 2 s
 # (6.1 guest and debug UML, side by side)
-AF_RP=${AF_RP/time-reset 1s/time-reset 2s}
+AF_RP_TIMER=${AF_RP_TIMER:-2s}
+source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
@@ -45,14 +45,7 @@ total=0
 for i in 1 2 3 4; do r[i]=$(af_rate "$log" 12000 22000 "$i"); total=$((total + r[i])); done
 ktap_info "weights 4:3:2:1: kbit/s ${r[1]} ${r[2]} ${r[3]} ${r[4]} (total $total)"
 # the shares' course, 2 s windows from 2 to 22 s (% of each window)
-for t in $(seq 2000 2000 20000); do
-	line=""; wt=0
-	for i in 1 2 3 4; do w[i]=$(af_rate "$log" "$t" $((t + 2000)) "$i"); wt=$((wt + w[i])); done
-	for i in 1 2 3 4; do
-		line+=" $(share_pct "${w[i]}" "$wt")"
-	done
-	ktap_info "  $((t / 1000))-$((t / 1000 + 2)) s:$line % (total $wt kbit/s)"
-done
+af_windows "$log" 2000 22000 2000 4 | while read -r l; do ktap_info "  $l"; done
 for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 ))
 	share[i]=$(share_pct "${r[i]}" "$total")

@@ -18,7 +18,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # 600 ms, 10.0-10.2 % with 1 s).
 AF_PORT_RATE=${AF_PORT_RATE:-30mbit}
 AF_CP=${AF_CP:-"limit 150kb qeq 26kb rate $AF_PORT_RATE"}
-AF_RP=${AF_RP:-"maxrate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset 1s min-rate 500kbit"}
+AF_RP_TIMER=${AF_RP_TIMER:-1s}	# time-reset (af_weights: 2 s)
+AF_RP=${AF_RP:-"maxrate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset $AF_RP_TIMER min-rate 500kbit"}
 # Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise;
 # alpha 0.25, the paper's upper bound for stability (0.125 leaves the
 # weight-1 class at ~14 % in the noisier emulated loop)
@@ -92,6 +93,29 @@ af_rate()
 	b1=$(af_bytes "$1" "$2" "$4")
 	b2=$(af_bytes "$1" "$3" "$4")
 	echo $(( (b2 - b1) * 8 / ($3 - $2) ))
+}
+
+# af_windows LOG T0 T1 STEP N: the shares of h1..hN in each STEP ms window
+# from T0 to T1 ms, one line each: "a-b s: S1 .. SN % (total K kbit/s)",
+# rates as af_rate computes them, in one pass over the log
+af_windows()
+{
+	awk -v t0="$2" -v t1="$3" -v st="$4" -v n="$5" -v net="$QCN_NET" '
+		{ for (t = t0; t <= t1; t += st) if ($1 <= t) b[t, $2] = $3 }
+		END {
+			for (t = t0; t + st <= t1; t += st) {
+				tot = 0
+				for (i = 1; i <= n; i++) {
+					h = net "." i
+					r[i] = int((b[t + st, h] - b[t, h]) * 8 / st)
+					tot += r[i]
+				}
+				line = ""
+				for (i = 1; i <= n; i++)
+					line = line sprintf(" %.1f", tot ? 100 * r[i] / tot : 0)
+				printf "%d-%d s:%s %% (total %d kbit/s)\n", t / 1000, (t + st) / 1000, line, tot
+			}
+		}' "$1"
 }
 
 # af_class_x CLASSID KEY: a field of the class's statistics, as
