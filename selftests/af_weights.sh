@@ -28,24 +28,26 @@ ok=0
 for i in 1 2 3 4; do af_class "$i" $((5 - i)) && ok=$((ok + 1)); done
 ktap_check "classes 1:1..1:4 with weights 4 3 2 1 and u32 filters" test $ok -eq 4
 
-af_sink 44 "$log"
+af_sink 52 "$log"
 sleep 0.2
-for i in 1 2 3 4; do af_blast "$i" 43; done
+for i in 1 2 3 4; do af_blast "$i" 51; done
 
-# phase 1: weights only; measure 12..22 s
-sleep 22
+# phase 1: weights only; measure 18..30 s (the shares settle over the
+# first 15-20 s: the weight-1 flow's share fell from 14-16 % at 8-12 s to
+# 10.8 % at 20-22 s in one guest run, which measured 11.7 % over 12-22 s)
+sleep 30
 nsx sw tc class change dev sw-pr parent 1: classid 1:1 qcn weight 4 maxrate 6mbit
 cap_rc=$?
 sleep 21
 wait_sink=0
-while [ "$(wc -l < "$log")" -gt 0 ] && [ "$(tail -n1 "$log" | cut -d' ' -f1)" -lt 43500 ] &&
+while [ "$(wc -l < "$log")" -gt 0 ] && [ "$(tail -n1 "$log" | cut -d' ' -f1)" -lt 51500 ] &&
       [ $wait_sink -lt 20 ]; do sleep 0.5; wait_sink=$((wait_sink + 1)); done
 
 total=0
-for i in 1 2 3 4; do r[i]=$(af_rate "$log" 12000 22000 "$i"); total=$((total + r[i])); done
+for i in 1 2 3 4; do r[i]=$(af_rate "$log" 18000 30000 "$i"); total=$((total + r[i])); done
 ktap_info "weights 4:3:2:1: kbit/s ${r[1]} ${r[2]} ${r[3]} ${r[4]} (total $total)"
-# the shares' course, 2 s windows from 2 to 22 s (% of each window)
-af_windows "$log" 2000 22000 2000 4 | while read -r l; do ktap_info "  $l"; done
+# the shares' course, 2 s windows from 2 to 30 s (% of each window)
+af_windows "$log" 2000 30000 2000 4 | while read -r l; do ktap_info "  $l"; done
 for i in 1 2 3 4; do
 	want=$(( (5 - i) * 10 ))
 	share[i]=$(share_pct "${r[i]}" "$total")
@@ -56,7 +58,7 @@ ktap_check "the port stays busy (total >= 60 % of 30 Mbit/s)" test "$total" -ge 
 
 ktap_check "class change: maxrate 6mbit on the weight-4 class" test "$cap_rc" -eq 0
 rest=0
-for i in 1 2 3 4; do c[i]=$(af_rate "$log" 32000 43000 "$i"); done
+for i in 1 2 3 4; do c[i]=$(af_rate "$log" 40000 51000 "$i"); done
 rest=$((c[2] + c[3] + c[4]))
 ktap_info "maxrate 6mbit on 1:1: kbit/s ${c[1]} ${c[2]} ${c[3]} ${c[4]} (others $rest)"
 ktap_check "capped class stays near its max rate (${c[1]} <= 6900 kbit/s)" test "${c[1]}" -le 6900
