@@ -71,7 +71,13 @@ phase()
 		fi
 	done
 	sleep 3
+	local st0
+	st0=$(head -1 /proc/stat)
 	nsx sw "$QS" -d sw-pr -i 10ms -t 6s > "$tmp/$name.csv"
+	# the CPU's idle share over the window (a CPU-bound phase has none)
+	eval "${name}_idle=$(echo "$st0 $(head -1 /proc/stat)" |
+		awk '{ n = (NF - 2) / 2; for (i = 2; i <= n + 1; i++) t += $(i + n + 1) - $i
+			printf "%d\n", t ? ($(n + 6) - $5) * 100 / t : 0 }')"
 	sleep $((DUR - 8))
 	w=$(window "$tmp/$name.csv")
 	read -r "${name}_kbps" "${name}_pkts" "${name}_drops" <<<"$w"
@@ -79,6 +85,13 @@ phase()
 	eval "${name}_qs=$(fast_sampled_q "$tmp/$name.csv")"
 	eval "${name}_full=$(qs_col "$tmp/$name.csv" backlog | awk -v l=$((LIMIT - FAST_MTU - 14)) '$1 >= l { n++ } END { print n + 0 }')"
 	tb_wait
+}
+
+# cp_cnm_delay: "CNMs-sent delay-sum-ns delay-max-ns" of the CP
+cp_cnm_delay()
+{
+	qdisc_json sw sw-pr |
+		jq -r ".[0] | [$QCN_JQ_CNMS, .cnm_delay_ns // 0, .cnm_delay_max_ns // 0] | @tsv"
 }
 
 # one testbed per flow count; the port rate changes between cases
@@ -119,22 +132,30 @@ run_case()	# run_case RATE N KIND TAG
 		fast_offloads "$i" off
 	done
 	phase "${tag}_ref" "$n" "$kind"
+	local c0 c1
+	c0=$(cp_cnm_delay)
 	# QCN: qcn_rp with the standard's RP parameters, GSO on
 	for i in $(seq 1 "$n"); do
 		fast_offloads "$i" on
 		nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit
 	done
 	phase "${tag}_qcn" "$n" "$kind"
+	c1=$(cp_cnm_delay)
 	eval "set -- \$${tag}_ref_q"; local rq="$*"
 	eval "set -- \$${tag}_qcn_q"; local qq="$*"
 	local r=${tag}_ref_kbps k=${tag}_qcn_kbps d=${tag}_qcn_drops p=${tag}_qcn_pkts rd=${tag}_ref_drops
-	local qs=${tag}_qcn_qs
+	local qs=${tag}_qcn_qs ri=${tag}_ref_idle qi=${tag}_qcn_idle
 	ktap_info "$rate, $n $kind flows: reference ${!r} kbit/s (queue mean/p10/p50/p99/max/n $rq, drops ${!rd});" \
-		"QCN ${!k} kbit/s (queue $qq, drops ${!d} of ${!p}; the CP's samples saw Q ${!qs} B on average)"
+		"QCN ${!k} kbit/s (queue $qq, drops ${!d} of ${!p}; the CP's samples saw Q ${!qs} B on average);" \
+		"CPU idle ${!ri} % (reference), ${!qi} % (QCN)"
 	# the loop's delay: TCP's RTT (iperf3's sender stats, us), min/mean
 	# over the flows; in UML it carries the one CPU's scheduling delays
 	[ "$kind" = tcp ] && ktap_info "$rate, $n flows: TCP RTT min/mean (us): reference" \
 		"$(fast_rtt "$tmp/${tag}_ref-"*.json), QCN $(fast_rtt "$tmp/${tag}_qcn-"*.json)"
+	# the CNMs' latency in the CP (sampling instant to transmission)
+	set -- $c0 $c1
+	local nc=$(($4 - $1))
+	ktap_info "$rate, $n $kind: $nc CNMs, CP latency mean $((nc ? ($5 - $2) / nc / 1000 : 0)) us (max so far $(($6 / 1000)) us)"
 	for i in $(seq 1 "$n"); do
 		nsx "h$i" tc -s -j qdisc show dev eth0 | jq -c '.[0] | {cnm_rx, limiters_created, gso_split}' |
 			sed "s/^/# h$i qcn_rp: /"

@@ -398,6 +398,13 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, sample_backlog) +
 					     sizeof(st.sample_backlog))
 		tcp_u64("sample_backlog", " sample_backlog %llu", st.sample_backlog);
+	/* sampling instant to CNM transmission, summed over the CNMs sent */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, cnm_delay_max_ns) +
+					     sizeof(st.cnm_delay_max_ns)) {
+		tcp_u64("cnm_delay_ns", " cnm_delay_ns %llu", st.cnm_delay_ns);
+		tcp_u64("cnm_delay_max_ns", " cnm_delay_max_ns %llu",
+			st.cnm_delay_max_ns);
+	}
 	tcp_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)

@@ -166,6 +166,12 @@ struct tc_qcn_xstats {
 	 * (arrivals in bursts see more than the time average)
 	 */
 	__u64	sample_backlog;
+	/* CNM latency in the CP: from the sampling instant to the CNM's
+	 * transmission (the tasklet), summed over the CNMs sent (ns; the
+	 * mean is cnm_delay_ns over the CNMs sent), and the largest one
+	 */
+	__u64	cnm_delay_ns;
+	__u64	cnm_delay_max_ns;
 };
 
 struct tc_qcn_class_xstats {
