@@ -56,7 +56,7 @@ ktap_info "on/off flow: $want datagrams sent, $got received"
 # many.  A datagram may still meet the shared FIFO's tail drop in a burst
 # of the heavy flows (the paper's claim is about CNMs, not the FIFO).
 h3cnm=$(nsx h3 tc -s -j qdisc show dev eth0 | jq '.[0].cnm_rx // 0')
-cpcnm=$(nsx sw tc -s -j qdisc show dev sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+cpcnm=$(qcn_cnms_sent sw sw-pr)
 ktap_rate_check "on/off flow not singled out (h3 got $h3cnm of the CP's $cpcnm CNMs: <= 1 or 2 %) and loses <= 1 % ($((want - got)) of $want)" \
 	test "${want:-0}" -gt 0 -a "${cpcnm:-0}" -gt 0 -a \( "$h3cnm" -le 1 -o $((h3cnm * 50)) -le "${cpcnm:-0}" \) \
 	-a "$got" -le "${want:-0}" -a $(((want - got) * 100)) -le "${want:-0}"

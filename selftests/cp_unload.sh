@@ -20,7 +20,7 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
 udp_flow h1 40mbit 9 5201 1200
 udp_flow h2 40mbit 9 5202 1200
 sleep 2
-cnms=$(qdisc_json sw sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+cnms=$(qcn_cnms_sent sw sw-pr)
 ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
 ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
 ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \

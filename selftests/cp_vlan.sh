@@ -98,7 +98,7 @@ wait "$d1" "$d2"
 
 rpx() { nsx "$1" tc -s -j qdisc show dev "$2" | jq -r ".[0].$3"; }
 cpx() { nsx sw tc -s -j qdisc show dev sw-pr | jq -r ".[0] | $1"; }
-sent=$(cpx '.cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+sent=$(cpx "$QCN_JQ_CNMS")
 # CNMs addressed to the host (a CNM flooded in a wrong VLAN reaches others)
 n1=$(grep -c "^cnm src=[^ ]* dst=$H1 " "$TMP/h1")
 n2=$(grep -c "^cnm src=[^ ]* dst=$H2 " "$TMP/h2")

@@ -160,7 +160,7 @@ dump_lines "$TMP/cp.pcap" >"$TMP/cp.codec"
 ts_lines "$TMP/cp.pcap" >"$TMP/cp.tshark"
 n1=$("$DUMP" -r "$TMP/h1.pcap" | grep -c '^cnm ')
 n2=$("$DUMP" -r "$TMP/h2.pcap" | grep -c '^cnm ')
-sent=$(qdisc_json sw sw-pr | jq -r '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+sent=$(qcn_cnms_sent sw sw-pr)
 ktap_info "CNMs captured: h1 $n1, h2 $n2 (the port sent $sent;" \
 	"tcpdump: $(grep -h 'dropped by kernel' "$TMP/h1.pcap.log" "$TMP/h2.pcap.log" | tr '\n' ' '))"
 # a CNM the receiving veth dropped (its CPU's backlog full: one CPU

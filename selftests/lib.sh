@@ -485,6 +485,15 @@ qdisc_json()
 	ip netns exec "$TB-$ns" tc -s -j qdisc show dev "$dev"
 }
 
+# jq: the CNMs a qcn qdisc sent (its xstats), all culprit-selection modes
+QCN_JQ_CNMS='(.cnm_arrival + .cnm_occupancy + .cnm_two_samples)'
+
+# qcn_cnms_sent NS DEV: the CNMs sent by the qcn root qdisc on DEV
+qcn_cnms_sent()
+{
+	qdisc_json "$1" "$2" | jq -r ".[0] | $QCN_JQ_CNMS"
+}
+
 # json_num JSON KEY: first numeric value of "KEY": in JSON text.
 json_num()
 {

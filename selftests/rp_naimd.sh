@@ -64,7 +64,7 @@ rp_sum() { echo $(( $(rp_x 1 "$1") + $(rp_x 2 "$1") )); }
 for i in 1 2; do nsx h$i tc qdisc add dev eth0 root qcn_rp $RP mode n-aimd; done
 phase naimd
 pos=$(qdisc_json sw sw-pr | jq '.[0].cnm_positive // 0')
-all=$(qdisc_json sw sw-pr | jq '.[0] | .cnm_arrival + .cnm_occupancy + .cnm_two_samples')
+all=$(qcn_cnms_sent sw sw-pr)
 ktap_check "the CP sends CNMs with Fb >= 0 and with Fb < 0 ($pos of $all positive)" \
 	test "${pos:-0}" -gt 0 -a "${all:-0}" -gt "${pos:-0}"
 # on the wire: qfb=0 CNMs report a short queue (qoff < 0), qfb > 0 ones exist
