@@ -30,7 +30,9 @@
 #   8 against 2; the tail-drop check below is where the buffer relief shows),
 #   tail drops at most half the reference's rate (or < 0.1 %): at 1 Gbit/s
 #   with 8 flows QCN drops 0.9-1.4 % against the reference's 3.8-5.3 %,
-#   ratios 0.17-0.38 in six runs.
+#   ratios 0.17-0.38 in six runs; where the reference does not congest the
+#   port (a CI run's UDP senders carried 419 Mbit/s at the 500 Mbit/s port,
+#   dropping 0.2 % in coinciding bursts), at most its rate.
 # The absolute targets (throughput >= 90 % of the reference, queue
 # mean within Qeq +-50 %, p99 below the limit, drops < 0.1 %) are printed
 # per case as "target: ... met|missed": they hold at 500 Mbit/s with 2
@@ -118,8 +120,13 @@ check_case()
 		test "${qq[0]}" -le $((QEQ * 3 / 2)) -a "$half" = 1
 	ktap_check "$rate $n $kind: near the limit in $full of ${qq[5]} samples (<= 5 %; the reference's: $rfull)" \
 		test $((full * 20)) -le "${qq[5]}"
-	ktap_check "$rate $n $kind: tail drops $dr of $pk <= 1/2 of the reference's rate, $rdr of $rpk (or < 0.1 %)" \
-		test $((dr * 1000)) -lt "$pk" -o $((dr * 2 * rpk)) -le $((rdr * pk))
+	# the reference's drops come from an overloaded port only where it
+	# congests the port (as for the queue); otherwise from coinciding
+	# bursts, and QCN must not add to them
+	local dh=2 dw="1/2 of"
+	[ "${rq[0]}" -gt "$QEQ" ] || { dh=1; dw="(the reference does not congest the port) at most"; }
+	ktap_check "$rate $n $kind: tail drops $dr of $pk $dw the reference's rate, $rdr of $rpk (or < 0.1 %)" \
+		test $((dr * 1000)) -lt "$pk" -o $((dr * dh * rpk)) -le $((rdr * pk))
 }
 
 run_case()	# run_case RATE N KIND TAG
