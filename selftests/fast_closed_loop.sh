@@ -14,29 +14,28 @@
 # the reference is the same testbed without qcn_rp and with GSO off at the
 # senders (every frame handled alone), measured in the same run; the port
 # rate caps it.  Over the same 6 s window of each phase, QCN against the
-# reference (relative, same run; a QCN loop that does not work, or the
+# reference, the issue's targets (a QCN loop that does not work, or the
 # collapse of 64 KB GSO bursts, fails these):
-#   throughput >= 70 % of the reference's (UDP: 50 %: a blasting UDP
-#   sender sends 64 KB GSO batches at once whenever its limiter has been
-#   released, and the loop spends time recovering from those bursts;
-#   measured 65-84 %, TCP 76-98 %),
+#   throughput >= 90 % of the reference's,
 #   queue mean (the kernel's time average, xstats backlog_ns: 10 ms
-#   samples are biased low in UML) <= 1.5 Qeq and, where the reference congests the port (its
-#   mean above Qeq: TCP alone keeps the buffer full), below half the
-#   reference's (UDP GSO senders in UML may not fill the port at all),
-#   the queue near the limit (within one frame) in at most 5 % of the
-#   samples (the reference itself is there in only 0-20 of 601 samples, so
-#   comparing counts that small failed by chance: 5 against 8, 8 against 14,
-#   8 against 2; the tail-drop check below is where the buffer relief shows),
-#   tail drops at most half the reference's rate (or < 0.1 %): at 1 Gbit/s
-#   with 8 flows QCN drops 0.9-1.4 % against the reference's 3.8-5.3 %,
-#   ratios 0.17-0.38 in six runs; where the reference does not congest the
-#   port (a CI run's UDP senders carried 419 Mbit/s at the 500 Mbit/s port,
-#   dropping 0.2 % in coinciding bursts), at most its rate.
-# The issue's absolute targets (throughput >= 90 % of the reference, queue
-# mean within Qeq +-50 %, p99 below the limit, drops < 0.1 %) are printed
-# per case as "target: ... met|missed": they hold at 500 Mbit/s with 2
-# flows; see README (Known limits) for the others.
+#   samples are biased low in UML) <= 1.5 Qeq and, where the reference
+#   congests the port (its mean above Qeq: TCP alone keeps the buffer
+#   full), >= Qeq / 2 (UDP GSO senders on a slow host may not fill the
+#   port: a CI run's carried 419 Mbit/s, unpinned),
+#   the 99th percentile of the 10 ms queue samples below the limit (less
+#   one frame),
+#   tail drops < 0.1 % of the packets (or, where the reference does not
+#   congest the port, at most its rate: its drops then come from
+#   coinciding bursts).
+# Measured with UML pinned to one host CPU (uml-run --cpu), 3-8 runs of
+# each case: throughput 97-100 %, queue means 15.7-17.5 KB (1 Gbit/s),
+# 20.5-21.2 KB (500 Mbit/s, 2 flows), 31-32.7 KB (8 flows), 14.8-19.2 KB
+# (UDP); p99 <= 88 KB and no drop except at 1 Gbit/s with 8 flows:
+# 0.16-0.36 % of the packets (the reference's ~5 %), p99 112-140 KB.
+# FAST_RELAXED (default "1gbit:8") lists the cases judged there against
+# the reference instead: the queue near the limit (within one frame) in
+# at most 5 % of the samples, tail drops at most half the reference's
+# rate (or < 0.1 %); their targets are printed as "target: ... missed".
 source "$(dirname "$0")/lib_fast.sh"
 fast_require
 CASES=${FAST_CASES:-"500mbit:2 500mbit:8 1gbit:2 1gbit:8"}
@@ -110,23 +109,29 @@ check_case()
 	t="$t p99 ${qq[3]} B ($([ "${qq[3]}" -lt $((LIMIT - FAST_MTU - 14)) ] && echo "below the limit: met" || echo "at the limit: missed")),"
 	t="$t drops $dr of $pk (< 0.1 %: $([ $((dr * 1000)) -lt "$pk" ] && echo met || echo missed))"
 	ktap_info "$rate $n $kind $t"
-	local floor=70
-	[ "$kind" = udp ] && floor=50
-	ktap_check "$rate $n $kind: QCN throughput $k kbit/s >= $floor % of the reference's $ref" \
-		test $((k * 100)) -ge $((ref * floor)) -a "$ref" -gt 0
-	local half=1
-	[ "${rq[0]}" -gt "$QEQ" ] && [ $((qq[0] * 2)) -ge "${rq[0]}" ] && half=0
-	ktap_check "$rate $n $kind: queue mean ${qq[0]} B <= 1.5 Qeq and < half the reference's ${rq[0]} B if that is above Qeq" \
-		test "${qq[0]}" -le $((QEQ * 3 / 2)) -a "$half" = 1
-	ktap_check "$rate $n $kind: near the limit in $full of ${qq[5]} samples (<= 5 %; the reference's: $rfull)" \
-		test $((full * 20)) -le "${qq[5]}"
-	# the reference's drops come from an overloaded port only where it
-	# congests the port (as for the queue); otherwise from coinciding
-	# bursts, and QCN must not add to them
-	local dh=2 dw="1/2 of"
-	[ "${rq[0]}" -gt "$QEQ" ] || { dh=1; dw="(the reference does not congest the port) at most"; }
-	ktap_check "$rate $n $kind: tail drops $dr of $pk $dw the reference's rate, $rdr of $rpk (or < 0.1 %)" \
-		test $((dr * 1000)) -lt "$pk" -o $((dr * dh * rpk)) -le $((rdr * pk))
+	local relaxed=0 congested=0
+	case " ${FAST_RELAXED-1gbit:8} " in *" $rate:$n "*) relaxed=1 ;; esac
+	[ "${rq[0]}" -gt "$QEQ" ] && congested=1
+	ktap_check "$rate $n $kind: QCN throughput $k kbit/s >= 90 % of the reference's $ref" \
+		test $((k * 10)) -ge $((ref * 9)) -a "$ref" -gt 0
+	local lo=0
+	[ "$congested" = 1 ] && lo=$((QEQ / 2))
+	ktap_check "$rate $n $kind: queue mean ${qq[0]} B within [$lo, 1.5 Qeq] (Qeq / 2 where the reference congests the port: its mean ${rq[0]} B)" \
+		test "${qq[0]}" -ge "$lo" -a "${qq[0]}" -le $((QEQ * 3 / 2))
+	if [ "$relaxed" = 1 ]; then
+		ktap_check "$rate $n $kind: near the limit in $full of ${qq[5]} samples (<= 5 %; the reference's: $rfull)" \
+			test $((full * 20)) -le "${qq[5]}"
+	else
+		ktap_check "$rate $n $kind: queue p99 ${qq[3]} B below the limit" \
+			test "${qq[3]}" -lt $((LIMIT - FAST_MTU - 14))
+	fi
+	# <= 1/dh of the reference's rate where the target is relaxed (2) or
+	# the reference's drops come from coinciding bursts (1)
+	local dh=0 dw=""
+	[ "$relaxed" = 1 ] && { dh=2; dw=", or 1/2 of the reference's rate, $rdr of $rpk"; }
+	[ "$congested" = 0 ] && { dh=1; dw=", or (the reference does not congest the port) at most its rate, $rdr of $rpk"; }
+	ktap_check "$rate $n $kind: tail drops $dr of $pk < 0.1 %$dw" \
+		test $((dr * 1000)) -lt "$pk" -o \( "$dh" -gt 0 -a $((dr * dh * rpk)) -le $((rdr * pk)) \)
 }
 
 run_case()	# run_case RATE N KIND TAG
