@@ -29,7 +29,7 @@
 #   coinciding bursts).
 # Measured with UML pinned to one host CPU (uml-run --cpu), 3-8 runs of
 # each case: throughput 97-100 %, queue means 15.7-17.5 KB (1 Gbit/s),
-# 20.5-21.2 KB (500 Mbit/s, 2 flows), 31-32.7 KB (8 flows), 14.8-19.2 KB
+# 20.3-21.2 KB (500 Mbit/s, 2 flows), 31-32.7 KB (8 flows), 14.8-19.2 KB
 # (UDP); p99 <= 88 KB and no drop except at 1 Gbit/s with 8 flows:
 # 0.16-0.36 % of the packets (the reference's ~5 %), p99 112-140 KB.
 # FAST_RELAXED (default "1gbit:8") lists the cases judged there against
