@@ -552,12 +552,14 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 /* Queue a CNM for the tasklet; false (counted) when the ring is full. */
 static bool qcn_cnm_queue(struct qcn_sched_data *q, const struct qcn_cnm_req *req)
 {
+	struct qcn_cnm_req *slot;
 	bool queued = false;
 
 	spin_lock(&q->cnm_lock);
 	if (q->cnm_head - q->cnm_tail < QCN_CNM_RING) {
-		q->cnm_ring[q->cnm_head % QCN_CNM_RING] = *req;
-		q->cnm_ring[q->cnm_head % QCN_CNM_RING].stamp = ktime_get_ns();
+		slot = &q->cnm_ring[q->cnm_head % QCN_CNM_RING];
+		*slot = *req;
+		slot->stamp = ktime_get_ns();
 		q->cnm_head++;
 		queued = true;
 	} else {
@@ -686,6 +688,7 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 	return net_xmit_eval(ret) ? -EIO : 0;
 }
 
+/* Softirq context (BH off), so cnm_lock is taken without _bh here. */
 static void qcn_cnm_tasklet(struct tasklet_struct *t)
 {
 	struct qcn_sched_data *q = from_tasklet(q, t, cnm_tasklet);
@@ -695,19 +698,19 @@ static void qcn_cnm_tasklet(struct tasklet_struct *t)
 	int err;
 
 	for (;;) {
-		spin_lock_bh(&q->cnm_lock);
+		spin_lock(&q->cnm_lock);
 		if (q->cnm_tail == q->cnm_head) {
-			spin_unlock_bh(&q->cnm_lock);
+			spin_unlock(&q->cnm_lock);
 			break;
 		}
 		req = q->cnm_ring[q->cnm_tail % QCN_CNM_RING];
 		q->cnm_tail++;
-		spin_unlock_bh(&q->cnm_lock);
+		spin_unlock(&q->cnm_lock);
 
 		delay = ktime_get_ns() - req.stamp;
 		err = qcn_cnm_xmit(port, &req);
 
-		spin_lock_bh(&q->cnm_lock);
+		spin_lock(&q->cnm_lock);
 		if (err) {
 			q->stats.cnm_fail++;
 		} else {
@@ -719,7 +722,7 @@ static void qcn_cnm_tasklet(struct tasklet_struct *t)
 			if (req.positive)
 				q->stats.cnm_positive++;
 		}
-		spin_unlock_bh(&q->cnm_lock);
+		spin_unlock(&q->cnm_lock);
 	}
 }
 
