@@ -97,6 +97,55 @@ ktap_rate_check()
 	fi
 }
 
+# __ktap_cmp VALUE OP BOUND: VALUE OP BOUND, decimals allowed; OP is <,
+# <=, >, >= or "in" with BOUND "LO:HI" (both ends included).  Not a
+# number, or an unknown OP, is false.
+__ktap_cmp()
+{
+	awk -v v="$1" -v op="$2" -v b="$3" 'BEGIN {
+		num = "^-?[0-9]+([.][0-9]+)?$"
+		if (v !~ num) exit 1
+		if (op == "in") {
+			n = split(b, r, ":")
+			if (n != 2 || r[1] !~ num || r[2] !~ num) exit 1
+			exit !(v + 0 >= r[1] + 0 && v + 0 <= r[2] + 0)
+		}
+		if (b !~ num) exit 1
+		if (op == "<") exit !(v + 0 < b + 0)
+		if (op == "<=") exit !(v + 0 <= b + 0)
+		if (op == ">") exit !(v + 0 > b + 0)
+		if (op == ">=") exit !(v + 0 >= b + 0)
+		exit 1
+	}'
+}
+
+# ktap_bound [--timing] KEY VALUE OP BOUND NAME: a quantitative check, ok
+# when VALUE OP BOUND (see __ktap_cmp).  It prints
+#	# bound: KEY VALUE OP BOUND
+# right above its result: the one form scripts/flaky collects over runs.
+# KEY names the check the same way in every run (NAME may carry the
+# measured value).  --timing: the bound holds at native speed only, and a
+# miss follows ktap_rate_check's rule (a SKIP in the guests and under the
+# debug kernel).
+ktap_bound()
+{
+	local check=ktap_check
+	[ "$1" = --timing ] && { check=ktap_rate_check; shift; }
+	echo "# bound: $1 $2 $3 $4"
+	$check "$5" __ktap_cmp "$2" "$3" "$4"
+}
+
+# ktap_target KEY VALUE OP BOUND NAME: a target that is reported, not
+# asserted (a paper's or a benchmark's figure, at the edge of what the
+# testbed measures): "# target: KEY VALUE OP BOUND met|missed NAME".
+# scripts/flaky reports how often it is met.
+ktap_target()
+{
+	local v=missed
+	__ktap_cmp "$2" "$3" "$4" && v=met
+	echo "# target: $1 $2 $3 $4 $v $5"
+}
+
 ktap_info()
 {
 	echo "# $*"
@@ -386,16 +435,17 @@ tb_two_tier()
 	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
 }
 
-# tb_listening NS PORT...: wait until TCP servers listen on PORT... in NS
-# (a server started in the background on a loaded machine may take longer
-# than a fixed sleep); 1 if one does not within 10 s
+# tb_listening [-u] NS PORT...: wait until TCP servers (-u: UDP sockets)
+# listen on PORT... in NS (a server started in the background on a loaded
+# machine may take longer than a fixed sleep); 1 if one does not within 10 s
 tb_listening()
 {
-	local ns=$1 p i
+	local ns=$1 p i opt=-Hltn
+	[ "$ns" = -u ] && { opt=-Hlun; shift; ns=$1; }
 	shift
 	for p in "$@"; do
 		for i in $(seq 100); do
-			[ -n "$(ip netns exec "$TB-$ns" ss -Hltn "sport = :$p")" ] && continue 2
+			[ -n "$(ip netns exec "$TB-$ns" ss $opt "sport = :$p")" ] && continue 2
 			sleep 0.1
 		done
 		ktap_info "nothing listens on $ns:$p"
@@ -473,6 +523,61 @@ within_pct()
 {
 	awk -v v="$1" -v t="$2" -v p="$3" \
 		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
+# ref_pct PART REF: PART as a percentage of REF (another phase's figure),
+# one decimal; "none", which no bound accepts, if REF is 0
+ref_pct()
+{
+	awk -v a="$1" -v r="$2" 'BEGIN { if (r > 0) printf "%.1f", 100 * a / r; else print "none" }'
+}
+
+# rel_err_pct VALUE TARGET: |VALUE - TARGET| as a percentage of TARGET, one
+# decimal; "inf", which no bound accepts, if TARGET is 0 and VALUE is not
+rel_err_pct()
+{
+	awk -v v="$1" -v t="$2" 'BEGIN { d = v - t; if (d < 0) d = -d
+		if (t > 0) printf "%.1f", 100 * d / t; else print (d == 0 ? "0.0" : "inf") }'
+}
+
+# weighted_jain W1 X1 [W2 X2 ...]: Jain's fairness index of X_i / W_i,
+# (sum y)^2 / (n sum y^2), three decimals: 1 when every X_i is in
+# proportion to its weight W_i, 1/n when one takes everything
+weighted_jain()
+{
+	awk 'BEGIN { for (i = 1; i + 1 < ARGC; i += 2) { y = ARGV[i + 1] / ARGV[i]; s += y; q += y * y; n++ }
+		printf "%.3f", q ? s * s / (n * q) : 0 }' "$@"
+}
+
+# weight_share_checks KEY TOL SHARE...: the shares (% of their total) of
+# flows with weights N, N-1, .., 1.  Reported: each share within +-TOL %
+# of its target (targets KEY_wW).  Asserted (bounds KEY_jain, KEY_heavy,
+# KEY_light): Jain's index of share/weight, and the heaviest and the
+# lightest flow's shares, each halfway between its value at the weights'
+# proportions and at equal shares, which is what the flows get when the
+# weights are ignored.  Three results.
+weight_share_checks()
+{
+	local key=$1 tol=$2 n i w sum t b args=() eq=()
+	shift 2
+	n=$#
+	sum=$((n * (n + 1) / 2))
+	for i in $(seq 1 "$n"); do
+		w=$((n + 1 - i))
+		t=$(awk -v w="$w" -v s="$sum" 'BEGIN { printf "%.1f", 100 * w / s }')
+		ktap_target "${key}_w$w" "${!i}" in "$(awk -v t="$t" -v p="$tol" \
+			'BEGIN { printf "%.1f:%.1f", t * (1 - p / 100), t * (1 + p / 100) }')" \
+			"weight $w: ${!i} % (+-$tol % of $t %)"
+		args+=("$w" "${!i}")
+		eq+=("$w" "$(awk -v n="$n" 'BEGIN { print 100 / n }')")
+	done
+	b=$(awk -v e="$(weighted_jain "${eq[@]}")" 'BEGIN { printf "%.3f", (1 + e) / 2 }')
+	t=$(weighted_jain "${args[@]}")
+	ktap_bound "${key}_jain" "$t" '>=' "$b" "shares in proportion to the weights (Jain's index of share/weight $t >= $b)"
+	b=$(awk -v n="$n" -v s="$sum" 'BEGIN { printf "%.1f", (100 * n / s + 100 / n) / 2 }')
+	ktap_bound "${key}_heavy" "$1" '>=' "$b" "weight $n: $1 % (>= $b, halfway from equal shares to its target)"
+	b=$(awk -v n="$n" -v s="$sum" 'BEGIN { printf "%.1f", (100 / s + 100 / n) / 2 }')
+	ktap_bound "${key}_light" "${!n}" '<=' "$b" "weight 1: ${!n} % (<= $b, halfway from equal shares to its target)"
 }
 
 # ------------------------------------------------------------- tc helpers
