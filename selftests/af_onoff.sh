@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 7
+ktap_plan 9
 qcn_dmesg_mark
 tb_init
 log=$(mktemp); sent=$(mktemp)
@@ -42,7 +42,8 @@ for k in 1 2 3 4 5 6 7 8; do
 done
 ktap_check "on/off class: Fb_AF = 0 at every poll ($fb_bad bad of 8)" test $fb_bad -eq 0
 ktap_check "on/off class: never active ($act_bad bad of 8)" test $act_bad -eq 0
-ktap_rate_check "heavy classes are active ($heavy_act of 16 polls)" test $heavy_act -ge 8
+# blasting, the heavy classes arrive far above active 2kb per Ts; never active is broken
+ktap_bound --timing heavy_active_polls "$heavy_act" '>=' 8 "heavy classes are active ($heavy_act of 16 polls)"
 wait "$onoff"
 sleep 1
 got=$(awk -v s="$QCN_NET.3" '$2 == s { d = $4 } END { print d + 0 }' "$log")
@@ -57,11 +58,19 @@ ktap_info "on/off flow: $want datagrams sent, $got received"
 # of the heavy flows (the paper's claim is about CNMs, not the FIFO).
 h3cnm=$(nsx h3 tc -s -j qdisc show dev eth0 | jq '.[0].cnm_rx // 0')
 cpcnm=$(qcn_cnms_sent sw sw-pr)
-ktap_rate_check "on/off flow not singled out (h3 got $h3cnm of the CP's $cpcnm CNMs: <= 1 or 2 %) and loses <= 1 % ($((want - got)) of $want)" \
-	test "${want:-0}" -gt 0 -a "${cpcnm:-0}" -gt 0 -a \( "$h3cnm" -le 1 -o $((h3cnm * 50)) -le "${cpcnm:-0}" \) \
-	-a "$got" -le "${want:-0}" -a $(((want - got) * 100)) -le "${want:-0}"
+ktap_check "on/off flow sent ($want), received no more ($got), the CP sent CNMs ($cpcnm)" \
+	test "${want:-0}" -gt 0 -a "${cpcnm:-0}" -gt 0 -a "$got" -le "${want:-0}"
+# h3's % of the CP's CNMs, allowed up to 2 % or one CNM's share (1 CNM is always allowed)
+h3pct=$(share_pct "$h3cnm" "${cpcnm:-0}")
+h3max=$(awk -v c="${cpcnm:-0}" 'BEGIN { b = c > 0 ? int((1000 + c - 1) / c) / 10 : 0; printf "%.1f", (b > 2 ? b : 2) }')
+# about its 0.3 % of the arrivals when it is QCN's; singled out by AF-QCN, far more
+ktap_bound --timing onoff_cnm_pct "$h3pct" '<=' "$h3max" \
+	"on/off flow not singled out (h3 got $h3cnm of the CP's $cpcnm CNMs: <= 1 or 2 %)"
+ktap_bound --timing onoff_loss_pct "$(share_pct $((${want:-0} - got)) "${want:-0}")" '<=' 1 \
+	"on/off flow loses <= 1 % ($((want - got)) of $want)"
 r3=$(af_rate "$log" 8000 18000 3)
-ktap_rate_check "on/off flow keeps its 80 kbit/s (got $r3)" test "$r3" -ge 70
+# it offers 80 kbit/s, and keeps it unless CNMs throttle it
+ktap_bound --timing onoff_rate_kbit "$r3" '>=' 70 "on/off flow keeps its 80 kbit/s (got $r3)"
 rm -f "$log" "$sent"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean

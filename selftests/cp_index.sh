@@ -47,7 +47,8 @@ for change in "sample occupancy" "sched drr" "sample two-samples" \
 	fi
 done
 ktap_check "$steps changes re-queue a standing queue consistently" test "$bad" -eq 0
-ktap_check "a standing queue at $full of the $steps changes" test "$full" -ge $((steps / 2))
+# the senders keep ~100 frames queued (over 10 counts as standing) through the changes
+ktap_bound standing_queue_changes "$full" '>=' $((steps / 2)) "a standing queue at $full of the $steps changes"
 ktap_check "occupancy culprits found in the index" test "$(st cnm_occupancy)" -gt 0
 ktap_check "two-samples culprits found in the index" test "$(st cnm_two_samples)" -gt 0
 ktap_check "no culprit search came back empty" test "$(st cnm_skipped)" -eq 0

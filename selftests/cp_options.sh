@@ -35,7 +35,7 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 29))
+ktap_plan $((${#BAD_TC[@]} + 31))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -123,8 +123,11 @@ ktap_check "the queue at the samples (sum $sb B over $ns) lies in [a frame, the 
 		"$sb" -ge "$qo" -a "$qo" -ge 1442 -a "$qo" -le 150000
 qavg=$(( (n2 - n1) / (t2 - t1 > 0 ? t2 - t1 : 1) ))
 ktap_info "time average: backlog $b1 -> $b12 B over $(( (t2 - t1) / 1000000 )) ms, mean $qavg B"
-ktap_check "the backlog's time average ($qavg B over $(( (t2 - t1) / 1000000 )) ms) lies between the backlogs $b12 and $b1 seen at its ends" \
-	test "$qavg" -le "$b1" -a "$qavg" -ge "$b12" -a "$b12" -lt "$b1" -a $((t2 - t1)) -ge 400000000 -a $((t2 - t1)) -le 5000000000
+ktap_check "the backlog's time average ($qavg B) lies between the backlogs $b12 and $b1 seen at its ends" \
+	test "$qavg" -le "$b1" -a "$qavg" -ge "$b12" -a "$b12" -lt "$b1"
+# stamp_ns follows the clock: the dumps are 0.5 s apart
+ktap_bound dump_gap_ns $((t2 - t1)) in 400000000:5000000000 \
+	"the time average spans the 0.5 s between the dumps ($(( (t2 - t1) / 1000000 )) ms)"
 # refill before trimming: the queue drains 25 KB/s, and a slow TCG guest
 # spent over 0.9 s on the two dumps above (6.12: 43260 B left, 15904 B by
 # the change); 40 more frames (56 KB, under the limit) keep it above 20000
@@ -134,7 +137,7 @@ S=$(nsx a tc -s -j qdisc show dev va)
 b2=$(printf '%s' "$S" | jq '.[0].backlog')
 d2=$(printf '%s' "$S" | jq '.[0].drops')
 ktap_info "backlog $b1 -> $b12, 40 frames more, then $b2 after limit 20000, drops $d2"
-ktap_check "a standing queue built up" test "$b1" -gt 40000
+ktap_bound standing_queue_bytes "$b1" '>' 40000 "a standing queue built up"
 ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
 nsx a tc qdisc del dev va root
 
@@ -151,8 +154,9 @@ bl=$(printf '%s' "$S" | jq '.[0].backlog')
 dom=$(printf '%s' "$S" | jq '.[0].drops_overmemory')
 dt=$(printf '%s' "$S" | jq '.[0].tail_drops')
 ktap_info "memory_limit 100000: backlog $bl B, memory_usage $mu B, drops_overmemory $dom, tail_drops $dt"
-ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl > 20000), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
-	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$bl" -gt 20000 -a "$dom" -gt 0 -a "$dt" -eq 0
+ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
+	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$dom" -gt 0 -a "$dt" -eq 0
+ktap_bound memlimit_backlog_bytes "$bl" '>' 20000 "a queue above 20000 B builds up under memory_limit ($bl B)"
 nsx a tc qdisc change dev va root qcn memory_limit 20000
 mu2=$(nsx a tc -s -j qdisc show dev va | jq '.[0].memory_usage')
 ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000)" \
@@ -168,8 +172,8 @@ sleep 2
 t1=$(date +%s%N); s1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
 kbit=$(( (s1 - s0) * 8 * 1000000 / (t1 - t0) ))
 ktap_info "rate 10mbit: $kbit kbit/s dequeued"
-ktap_rate_check "rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)" \
-	test "$kbit" -ge 8000 -a "$kbit" -le 12000
+ktap_bound --timing dequeue_rate_kbit "$kbit" in 8000:12000 \
+	"rate 10mbit paces the dequeue to 10 Mbit/s +-20% ($kbit kbit/s)"
 wait
 nsx a tc qdisc del dev va root
 

@@ -13,7 +13,7 @@ qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 [ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
-ktap_plan 6
+ktap_plan 7
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -73,13 +73,14 @@ t1=$(from_pr two.h1); t2=$(from_pr two.h2)
 x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
 ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
 ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
-ktap_rate_check "occupancy phase: CNMs for both flows" test "$o1" -gt 10 -a "$o2" -gt 10
-ktap_check "two-samples phase: CNMs counted as two-samples" \
-	test "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" -gt 10
+ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: CNMs for h1's flow"
+ktap_bound --timing occ_h2_cnms "$o2" '>' 10 "occupancy phase: CNMs for h2's flow"
+ktap_bound two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
+	"two-samples phase: CNMs counted as two-samples"
 ktap_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
 # h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
-ktap_rate_check "two-samples favours the flow with the higher path-congestion index" \
-	test $((t1 * 100 / (t1 + t2 + 1))) -gt $((o1 * 100 / (o1 + o2 + 1) + 8))
+ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 8 \
+	"two-samples favours the flow with the higher path-congestion index"
 ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

@@ -120,19 +120,23 @@ exp_kbit() { awk -v t="$1" '{ split($1, a, "="); split($2, b, "=");
 rate() { af_rate "$tmp/sink" $((off + $1)) $((off + $2)) 1; }
 pre=$(rate -1000 -100)
 ktap_info "before the CNM: $pre kbit/s (unlimited)"
-ok=1
+errs=()
 for w in "100 450" "600 950" "1100 1450" "1600 1950"; do
 	set -- $w
 	got=$(rate "$1" "$2"); want=$(exp_kbit "$1")
-	within_pct "$got" "$want" 15 && v=ok || { v=FAIL; ok=0; }
-	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $v"
+	err=$(rel_err_pct "$got" "$want"); errs+=("$err")
+	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $err % off"
 done
-ktap_rate_check "unlimited before the CNM ($pre kbit/s > 60000)" test "$pre" -gt 60000
-ktap_rate_check "cut to the core's CR and fast recovery steps (+-15 %)" test $ok -eq 1
+worst=$(printf '%s\n' "${errs[@]}" | sort -g | tail -n1)
+# unlimited: the offered 90 Mbit/s; a limiter holds it at <= maxrate (50)
+ktap_bound --timing unlimited_before_kbit "$pre" '>' 60000 "unlimited before the CNM ($pre kbit/s > 60000)"
+ktap_bound --timing cut_recovery_worst_err_pct "$worst" '<=' 15 \
+	"cut to the core's CR and fast recovery steps (+-15 %)"
 ktap_check "released at max rate (3.25 s predicted)" \
 	test "$(xs limiters_released)/$(xs limiters_active)/$(nclasses)" = "1/0/0"
 post=$(rate 4500 6500)
-ktap_rate_check "unlimited again after release ($post kbit/s > 60000)" test "$post" -gt 60000
+# released: the offered 90 Mbit/s again; a limiter holds it at <= maxrate (50)
+ktap_bound --timing unlimited_after_kbit "$post" '>' 60000 "unlimited again after release ($post kbit/s > 60000)"
 nsx a tc qdisc del dev eth0 root
 sleep 2
 
@@ -180,8 +184,13 @@ for s in ai hai; do
 			test -z "$f"
 		continue
 	fi
-	ktap_check "$s entered when the core predicts ($f ms vs $p ms, +-250 ms)" \
-		test -n "$f" -a "${f:-0}" -ge $(( p - 250 )) -a "${f:-0}" -le $(( p + 250 ))
+	if [ -z "$f" ]; then
+		ktap_fail "$s entered when the core predicts ($p ms, +-250 ms): never seen"
+		continue
+	fi
+	# polled every 20 ms; a QCN-T cycle more or fewer moves a state by t = 400 ms
+	ktap_bound "${s}_entry_offset_ms" $(( f - p )) in -250:250 \
+		"$s entered when the core predicts ($f ms vs $p ms, +-250 ms)"
 done
 # the states seen in the core's order (HAI only where the core has it)
 order=$(awk '{ split($NF, s, "="); if (s[2] != last && s[2] != "released") { printf "%s ", s[2]; last = s[2] } }' "$tmp/trace")
