@@ -1,22 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Native speed (UML or a host): convergence to fairness, QCN vs QCN-T, in
-# the setting of Zhang et al. (QCN convergence, Section III and Fig. 12):
-# dumbbell, 2 RPs starting at line rate, Qeq 64 KB, Qmax 512 KB, w 2,
-# Gd 1/128, R_AI 0.5 Mbit/s (R_HAI 10 x), QCN-T period t = 2.4 ms; here
-# greedy TCP sources (GSO on, 4000-byte frames) and a 500 Mbit/s port
-# (FAST_CONV_RATE), the
-# rate this one-CPU testbed carries frame by frame.  epsilon(t) =
-# min/max of the two flows' rates over 0.5 s intervals.  Flow 2 starts
-# 3 s after flow 1, which has the port to itself until then: the unfair
-# start from which the paper measures convergence (900/100 Mbit/s at the
-# start of its third stage).  Trials alternate
-# between the modes; QCN-T's mean epsilon (intervals from 2 s on) must be
-# above QCN's, from 1 s after flow 2 started (the paper: QCN ~10-12 s to
-# fairness at 1 Gb/s, QCN-T
-# several times faster).  The time after which epsilon stays >= 0.9 is
-# printed, not asserted: near fairness the flows wander across 0.9, and
-# 20 s runs often end before it holds (the run's length is printed then).
+# Native speed (UML or a host): convergence to fairness, QCN against QCN-T
+# (Zhang et al., QCN convergence, Sec. III and Fig. 12): a 500 Mbit/s
+# dumbbell with the paper's Qeq 64 KB, Qmax 512 KB, R_AI 0.5 Mbit/s and
+# QCN-T period 2.4 ms, two greedy TCP flows, flow 2 starting 3 s after
+# flow 1.  epsilon(t) = min/max of the two rates over 0.5 s; trials
+# alternate between the modes, and QCN-T's mean epsilon from 1 s after
+# flow 2's start must exceed QCN's.  The time to epsilon >= 0.9 is printed.
 source "$(dirname "$0")/lib_fast.sh"
 fast_require
 RATE=${FAST_CONV_RATE:-500mbit}
@@ -71,8 +61,8 @@ for f in "$tmp"/qcn1-1.json "$tmp"/qcnt1-1.json; do
 	ktap_info "$(basename "$f" -1.json) rates (s kbit/s kbit/s): $(paste -d' ' <(fast_series "$f" | tail -n +$((LATE * 2 + 1))) <(fast_series "${f%-1.json}-2.json" | cut -d' ' -f2) | tr '\n' ';' | cut -c1-600)"
 done
 ktap_check "both modes ran ($TRIALS trials each)" test -n "$qcn_all" -a -n "$qcnt_all" -a "$qcn_e" -gt 0
-ktap_check "QCN-T is fairer than QCN (mean epsilon 0.$(printf %03d $((qcnt_e / TRIALS))) > 0.$(printf %03d $((qcn_e / TRIALS))))" \
-	test "$qcnt_e" -gt "$qcn_e"
+ktap_bound qcnt_gain $(((qcnt_e - qcn_e) / TRIALS)) '>' 0 \
+	"QCN-T is fairer than QCN (mean epsilon 0.$(printf %03d $((qcnt_e / TRIALS))) > 0.$(printf %03d $((qcn_e / TRIALS))))"
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
