@@ -22,7 +22,7 @@ struct qcn_af;
 struct qcn_cp_sample;
 struct qcn_cp_params;
 
-/* sch_qcn.c provides the AF state of a qcn qdisc. */
+/* sch_qcn_main.c provides the AF state of a qcn qdisc. */
 struct qcn_af *qcn_sched_af(struct Qdisc *sch);
 
 struct qcn_af *qcn_af_create(struct Qdisc *sch, struct netlink_ext_ack *extack);
@@ -32,9 +32,8 @@ void qcn_af_reset(struct qcn_af *af);
 /*
  * AF-QCN update period Ts.  The update (qcn_af_update()) runs under the
  * root lock over every class and tracked flow, up to 4096 + 1024 entries,
- * in one or more water-filling passes: measured 21-90 us per update at
- * the maximum entry count (userspace, this project's test machine), so
- * Ts >= 1 ms (the paper's Ts) keeps it below ~10 % of one CPU.
+ * in one or more water-filling passes, up to ~100 us at the maximum entry
+ * count: Ts >= 1 ms (the paper's Ts) keeps it below ~10 % of one CPU.
  */
 #define QCN_AF_MIN_TS_US	TC_QCN_MIN_AF_TS
 #define QCN_AF_MAX_TS_US	TC_QCN_MAX_AF_TS

@@ -37,13 +37,12 @@
  * ages the heuristic.  A flow absent from the table has index 0.
  *
  * CNMs are encoded at the sampling instant (include/qcn/qcn_cnm.h) into a
- * bounded per-qdisc ring and transmitted from a tasklet (softirq context,
- * right after the current one: the CNM is part of the loop delay, and a
- * work item waits for a kworker, which a busy host runs late: in UML at
- * 1 Gbit/s means of 0.27-2 ms and up to 105 ms, against 8-22 us and at
- * most 1.6 ms from the tasklet; tasklets, not BH workqueues, as 6.1 has none;
- * xstats cnm_delay_ns measures it): through the
- * bridge when the qdisc's device is a bridge port (the bridge's forwarding
+ * bounded per-qdisc ring and transmitted from a tasklet: the CNM's delay
+ * is part of the loop delay, and a tasklet runs in softirq context right
+ * after the current one, where a work item waits for a kworker, which a
+ * busy host schedules late.  (A tasklet, not a BH workqueue: 6.1 has none.
+ * xstats cnm_delay_ns measures the delay.)  A CNM goes through the bridge
+ * when the qdisc's device is a bridge port (the bridge's forwarding
  * database sends it toward the source), otherwise out of the device the
  * culprit frame arrived on.  CNMs are never sampled themselves.
  *
@@ -54,7 +53,7 @@
  * leaves by the bridge port the culprit came in by (the port its source is
  * behind), tagged or untagged as that port sends the VLAN, since the
  * bridge device itself is usually no member of the VLAN; a bridge without
- * VLAN filtering forwards it by its FDB, as before.  The tag's PCP and the
+ * VLAN filtering forwards it by its FDB, as above.  The tag's PCP and the
  * CNM's skb->priority are the CNM transmit priority, 6 (802.1Qau
  * cnmTransmitPriority, IEEE8021-CN-MIB default).
  *

@@ -9,8 +9,8 @@
  * more ports, culprit selection (qcn_culprit.h), delays, event order.
  *
  * It reproduces the papers' settings (10 Gb/s, 1 KB frames, 50 us RTT,
- * 150 KB buffer) and the emulated testbeds' (30 Mb/s port), so parameter
- * choices can be explored in seconds before a guest run.
+ * 150 KB buffer) and the emulated testbeds' (30 Mb/s port), so that a
+ * parameter choice can be explored in seconds, without a kernel.
  */
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * QCN reaction point (RP) core: the rate-limiter state machine of the QCN
- * pseudo-code (eqs. 2-8 of Alizadeh et al.; rules in shared/qcn-facts.md)
- * and QCN-T (Zhang et al., convergence paper, section VI).
+ * pseudo-code (eqs. 2-8 of Alizadeh et al.; rules below) and QCN-T (Zhang
+ * et al., convergence paper, section VI).
  * Rates in bit/s as u64 (1 Mb/s .. 400 Gb/s without overflow; every
  * product is bounded or saturating), times in ns.  Header-only, pure
  * integer C.
  *
- * Rules (qcn-facts.md, "RP rules"), and the interpretation chosen where
- * the text leaves room:
+ * Rules (the 802.1Qau RP pseudo-code v2.x as the public models transcribe
+ * it), and the interpretation chosen where the text leaves room:
  * - CNM (qcn_rp_cnm): if the limiter is at line rate (CR >= max rate,
  *   which includes a limiter created by this CNM) or its byte stage count
  *   is non-zero, TR <- CR (eq. 2) and the byte counter reloads (a full
  *   cycle BC); otherwise TR and the byte counter's remaining bytes are
- *   kept.  That is the 802.1Qau RP pseudo-code's CNM reception (v2.2, the
- *   RP rules of qcn-facts.md): the byte counter restarts only together
- *   with TR <- CR, so CNMs arriving during fast recovery's first byte
- *   cycle do not keep postponing its end; the ns-3 QCN model
- *   (rp-net-device.cc, Receive) and the PCN-simulation RP do the same.
+ *   kept.  That is the 802.1Qau RP pseudo-code's CNM reception (v2.2):
+ *   the byte counter restarts only together with TR <- CR, so CNMs
+ *   arriving during fast recovery's first byte cycle do not keep
+ *   postponing its end; the ns-3 QCN model (rp-net-device.cc, Receive)
+ *   and the PCN-simulation RP do the same.
  *   (Section II-A of the averaging-principle paper says the byte counter
  *   is reset at every rate decrease: a summary that holds for the first
  *   decrease of an episode, not for a second CNM within its first cycle.)
@@ -33,11 +33,12 @@
  *   halved (BC/2, T/2) once the counter's own stage count exceeds the
  *   threshold, i.e. the reload that follows the expiry taking the count to
  *   threshold + 1 and all later ones (so with threshold 5 the first six
- *   cycles are full length; the paper's Fig. 4 halves from the sixth, we
- *   follow qcn-facts.md).  With params.jitter each reload is multiplied by
- *   U(0.85, 1.15) (qcn_jitter_u64()).  Byte counter overshoot is carried
- *   into the next cycle (bc_left += reload), timer expiries are scheduled
- *   from the previous expiry time, so late callers catch up exactly.
+ *   cycles are full length, as the pseudo-code's "exceeds" says; the
+ *   paper's Fig. 4 halves from the sixth).  With params.jitter each reload
+ *   is multiplied by U(0.85, 1.15) (qcn_jitter_u64()).  Byte counter
+ *   overshoot is carried into the next cycle (bc_left += reload), timer
+ *   expiries are scheduled from the previous expiry time, so late callers
+ *   catch up exactly.
  * - Expiry (eqs. 4-8): the expiring counter's stage count is incremented
  *   and, with m = min(byte stages, timer stages):
  *     target rate reduction: if the expiring counter's stage count is now
@@ -135,7 +136,7 @@ struct qcn_rp {
 /* Event returned by the tx/timer entry points. */
 enum qcn_rp_event { QCN_RP_EV_NONE = 0, QCN_RP_EV_INCREASE, QCN_RP_EV_RELEASE };
 
-/* Standard defaults (IEEE8021-CN-MIB, qcn-facts.md); max rate = line rate. */
+/* Standard defaults (IEEE8021-CN-MIB); max rate = line rate. */
 static inline void qcn_rp_params_default(struct qcn_rp_params *p, u64 line_rate_bps)
 {
 	p->max_rate = line_rate_bps;

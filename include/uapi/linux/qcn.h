@@ -88,7 +88,7 @@ enum tc_qcn_feedback {
  * gets alpha Fb_AF whatever the queue (the default).  SIGNED: Fb_QCN is
  * the quantized Fb with its sign, negative below Qeq, and holds the
  * fairness term back until the queue nears Qeq (the paper's "only sent if
- * positive"; a class offering less than its share no longer cuts the
+ * positive"; a class offering less than its share does not cut the
  * others with an idle link, but on a port whose queue sits below Qeq the
  * weighted shares are enforced less).
  */
