@@ -15,47 +15,17 @@ static void explain(void)
 {
 	fprintf(stderr,
 		"Usage: ... qcn [ limit BYTES ] [ memory_limit BYTES ] [ rate RATE ]\n"
-		"               [ sched fifo|drr ]\n"
-		"               [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
+		"               [ sched fifo|drr ] [ qeq BYTES ] [ w W ] [ interval BYTES ]\n"
 		"               [ sample arrival|occupancy|two-samples ]\n"
-		"               [ keepalive TIME ] [ cpid N ]\n"
-		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ]\n"
-		"               [ beta FRAC ] [ active BYTES ] [ af-fb clamp|signed ]\n"
-		"               [ feedback qcn|signed ] [ fb-period N ]\n"
-		"  limit     queue limit, 1 .. 2^31-1 bytes (default 150000)\n"
-		"  memory_limit  limit on the truesize of the queued skbs, bytes (default 32Mb)\n"
-		"  rate      emulated port rate, paced dequeue (default 0 = unpaced)\n"
-		"  sched     fifo (default) or per-flow deficit round robin\n"
-		"  qeq       queue set point Qeq (default 26000 bytes)\n"
-		"  w         weight of Qdelta, a power of two 2^-10..2^10 (default 2)\n"
-		"  interval  base sample interval, >= 10000 bytes (default 150000)\n"
-		"  sample    culprit selection (default arrival)\n"
-		"  keepalive sample every TIME while Q > Qeq and no frame arrives,\n"
-		"            0 .. 10s (default 0 = off)\n"
-		"  cpid      low 16 bits of the CPID, 0 .. 65535 (default 0; high 48 = port MAC)\n"
-		"  af        AF-QCN approximate fairness (default off)\n"
-		"  alpha     AF-QCN weight of Fb_AF, 0 < FRAC < 1 (default 0.125)\n"
-		"  ts        AF-QCN update period, 1us .. 1s (default 1ms)\n"
-		"  beta      AF-QCN rate EWMA weight, 0 < FRAC < 1 (default 0.125)\n"
-		"  active    AF-QCN active threshold, bytes per Ts (default 20000)\n"
-		"  af-fb     AF-QCN eq. (4) below Qeq: clamp: Fb_QCN 0, Fb = alpha Fb_AF\n"
-		"            (default); signed: Fb_QCN negative, holding Fb_AF back\n"
-		"  feedback  qcn: a CNM when Fb < 0 (802.1Qau, default); signed: the\n"
-		"            N-AIMD CP (qcn_rp mode n-aimd, ap-n-aimd), a CNM for every\n"
-		"            sample whatever the sign of Fb\n"
-		"  fb-period signed feedback samples an arrival with probability 1/N,\n"
-		"            1 .. 65535 (default 100)\n"
-		"Units (as in tc): BYTES 150000, 150kb (= 153600: k = 1024), 1mb;\n"
-		"RATE 30mbit, 500kbit, 10gbit (bit/s), 1mbps (bytes/s);\n"
-		"TIME 10ms, 500us, 1s (a bare number is in us).\n");
+		"               [ keepalive TIME|off ] [ cpid N ]\n"
+		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ] [ beta FRAC ]\n"
+		"               [ active BYTES ] [ af-fb clamp|signed ]\n"
+		"               [ feedback qcn|signed ] [ fb-period N ]\n");
 }
 
 static void explain_class(void)
 {
-	fprintf(stderr,
-		"Usage: ... qcn [ weight N ] [ maxrate RATE ]\n"
-		"  weight   AF-QCN weight of the class, 1 .. 65535 (default 1)\n"
-		"  maxrate  AF-QCN rate cap of the class (default 0 = none)\n");
+	fprintf(stderr, "Usage: ... qcn [ weight N ] [ maxrate RATE ]\n");
 }
 
 static const char * const qcn_sample_names[] = {
@@ -213,43 +183,43 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		argv++;
 	}
 
-	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCQ_REQ_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_limit)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_LIMIT, limit);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_LIMIT, limit);
 	if (has_memory_limit)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_MEMORY_LIMIT, memory_limit);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_MEMORY_LIMIT, memory_limit);
 	if (has_rate)
-		addattr64(n, TCP_MAXLEN, TCA_QCN_RATE, rate);
+		addattr64(n, TCQ_REQ_MAXLEN, TCA_QCN_RATE, rate);
 	if (sched >= 0)
-		addattr8(n, TCP_MAXLEN, TCA_QCN_SCHED, sched);
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_SCHED, sched);
 	if (has_qeq)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_QEQ, qeq);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_QEQ, qeq);
 	if (has_w)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_W_EXP, (__u32)w_exp);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_W_EXP, (__u32)w_exp);
 	if (has_interval)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_INTERVAL, interval);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_INTERVAL, interval);
 	if (sample >= 0)
-		addattr8(n, TCP_MAXLEN, TCA_QCN_SAMPLE, sample);
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_SAMPLE, sample);
 	if (has_keepalive)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_KEEPALIVE, keepalive);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_KEEPALIVE, keepalive);
 	if (has_cpid)
-		addattr16(n, TCP_MAXLEN, TCA_QCN_CPID, cpid);
+		addattr16(n, TCQ_REQ_MAXLEN, TCA_QCN_CPID, cpid);
 	if (af >= 0)
-		addattr8(n, TCP_MAXLEN, TCA_QCN_AF, af);
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_AF, af);
 	if (alpha)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_ALPHA, alpha);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_ALPHA, alpha);
 	if (ts)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_TS, ts);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_TS, ts);
 	if (beta)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_BETA, beta);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_BETA, beta);
 	if (has_active)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_AF_ACTIVE, active);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_ACTIVE, active);
 	if (feedback >= 0)
-		addattr8(n, TCP_MAXLEN, TCA_QCN_FEEDBACK, feedback);
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_FEEDBACK, feedback);
 	if (has_fb_period)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_FB_PERIOD, fb_period);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_FB_PERIOD, fb_period);
 	if (af_fb >= 0)
-		addattr8(n, TCP_MAXLEN, TCA_QCN_AF_FB, af_fb);
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_FB, af_fb);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -272,32 +242,32 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	parse_rtattr_nested(tb, TCA_QCN_MAX, opt);
 
 	if (rta_ok_len(tb[TCA_QCN_LIMIT], 4))
-		tcp_size("limit", "limit %s ", rta_u32(tb[TCA_QCN_LIMIT]));
+		tcq_print_size("limit", "limit %s ", rta_u32(tb[TCA_QCN_LIMIT]));
 	if (rta_ok_len(tb[TCA_QCN_RATE], 8))
-		tcp_rate("rate", "rate %s ", rta_u64(tb[TCA_QCN_RATE]));
+		tcq_print_rate("rate", "rate %s ", rta_u64(tb[TCA_QCN_RATE]));
 	if (rta_ok_len(tb[TCA_QCN_SCHED], 1)) {
 		v = rta_u8(tb[TCA_QCN_SCHED]);
-		tcp_string("sched", "sched %s ",
-			   v <= TC_QCN_SCHED_MAX ? qcn_sched_names[v] : "unknown");
+		tcq_print_string("sched", "sched %s ",
+				 v <= TC_QCN_SCHED_MAX ? qcn_sched_names[v] : "unknown");
 	}
 	if (rta_ok_len(tb[TCA_QCN_QEQ], 4))
-		tcp_size("qeq", "qeq %s ", rta_u32(tb[TCA_QCN_QEQ]));
+		tcq_print_size("qeq", "qeq %s ", rta_u32(tb[TCA_QCN_QEQ]));
 	if (rta_ok_len(tb[TCA_QCN_W_EXP], 4))
 		tcq_print_pow2("w", "w_exp", "w %g ", rta_s32(tb[TCA_QCN_W_EXP]));
 	if (rta_ok_len(tb[TCA_QCN_INTERVAL], 4))
-		tcp_size("interval", "interval %s ", rta_u32(tb[TCA_QCN_INTERVAL]));
+		tcq_print_size("interval", "interval %s ", rta_u32(tb[TCA_QCN_INTERVAL]));
 	if (rta_ok_len(tb[TCA_QCN_SAMPLE], 1)) {
 		v = rta_u8(tb[TCA_QCN_SAMPLE]);
-		tcp_string("sample", "sample %s ",
-			   v <= TC_QCN_SAMPLE_MAX ? qcn_sample_names[v] : "unknown");
+		tcq_print_string("sample", "sample %s ",
+				 v <= TC_QCN_SAMPLE_MAX ? qcn_sample_names[v] : "unknown");
 	}
 	if (rta_ok_len(tb[TCA_QCN_KEEPALIVE], 4))
 		tcq_print_time("keepalive", "keepalive %s ",
 			       rta_u32(tb[TCA_QCN_KEEPALIVE]));
 	if (rta_ok_len(tb[TCA_QCN_CPID], 2))
-		tcp_uint("cpid", "cpid %u ", rta_u16(tb[TCA_QCN_CPID]));
+		tcq_print_uint("cpid", "cpid %u ", rta_u16(tb[TCA_QCN_CPID]));
 	if (rta_ok_len(tb[TCA_QCN_AF], 1))
-		tcp_string("af", "af %s ", rta_u8(tb[TCA_QCN_AF]) ? "on" : "off");
+		tcq_print_string("af", "af %s ", rta_u8(tb[TCA_QCN_AF]) ? "on" : "off");
 	if (rta_ok_len(tb[TCA_QCN_AF_ALPHA], 4))
 		print_frac_opt("alpha", "alpha %g ", rta_u32(tb[TCA_QCN_AF_ALPHA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_TS], 4))
@@ -305,37 +275,37 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (rta_ok_len(tb[TCA_QCN_AF_BETA], 4))
 		print_frac_opt("beta", "beta %g ", rta_u32(tb[TCA_QCN_AF_BETA]));
 	if (rta_ok_len(tb[TCA_QCN_AF_ACTIVE], 4))
-		tcp_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
+		tcq_print_size("active", "active %s ", rta_u32(tb[TCA_QCN_AF_ACTIVE]));
 	/* absent from a module older than this plugin */
 	if (rta_ok_len(tb[TCA_QCN_AF_FB], 1)) {
 		v = rta_u8(tb[TCA_QCN_AF_FB]);
-		tcp_string("af_fb", "af-fb %s ",
-			   v <= TC_QCN_AF_FB_MAX ? qcn_af_fb_names[v] : "unknown");
+		tcq_print_string("af_fb", "af-fb %s ",
+				 v <= TC_QCN_AF_FB_MAX ? qcn_af_fb_names[v] : "unknown");
 	}
 	if (rta_ok_len(tb[TCA_QCN_MEMORY_LIMIT], 4))
-		tcp_size("memory_limit", "memory_limit %s ",
-			 rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
+		tcq_print_size("memory_limit", "memory_limit %s ",
+			       rta_u32(tb[TCA_QCN_MEMORY_LIMIT]));
 	/* absent from a module older than this plugin */
 	if (rta_ok_len(tb[TCA_QCN_FEEDBACK], 1)) {
 		v = rta_u8(tb[TCA_QCN_FEEDBACK]);
-		tcp_string("feedback", "feedback %s ",
-			   v <= TC_QCN_FEEDBACK_MAX ? qcn_feedback_names[v] : "unknown");
+		tcq_print_string("feedback", "feedback %s ",
+				 v <= TC_QCN_FEEDBACK_MAX ? qcn_feedback_names[v] : "unknown");
 	}
 	if (rta_ok_len(tb[TCA_QCN_FB_PERIOD], 4))
-		tcp_uint("fb_period", "fb-period %u ", rta_u32(tb[TCA_QCN_FB_PERIOD]));
+		tcq_print_uint("fb_period", "fb-period %u ", rta_u32(tb[TCA_QCN_FB_PERIOD]));
 	return 0;
 }
 
 static void print_class_xstats(const struct tc_qcn_class_xstats *st)
 {
-	tcp_uint("weight", " weight %u", st->weight);
-	tcp_uint("active", " active %u", st->active);
-	tcp_rate("maxrate", " maxrate %s", st->maxrate);
-	tcp_rate("rate_est", " rate_est %s", st->rate_est);
-	tcp_rate("fair_share", " fair_share %s", st->fair_share);
-	tcp_uint("last_fb_af", " last_fb_af %u", st->last_fb_af);
-	tcp_u64("cnm_sent", " cnm_sent %llu", st->cnm_sent);
-	tcp_u64("bytes", " bytes %llu", st->bytes);
+	tcq_print_uint("weight", " weight %u", st->weight);
+	tcq_print_uint("active", " active %u", st->active);
+	tcq_print_rate("maxrate", " maxrate %s", st->maxrate);
+	tcq_print_rate("rate_est", " rate_est %s", st->rate_est);
+	tcq_print_rate("fair_share", " fair_share %s", st->fair_share);
+	tcq_print_uint("last_fb_af", " last_fb_af %u", st->last_fb_af);
+	tcq_print_u64("cnm_sent", " cnm_sent %llu", st->cnm_sent);
+	tcq_print_u64("bytes", " bytes %llu", st->bytes);
 }
 
 static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
@@ -361,54 +331,54 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 	memcpy(&st, RTA_DATA(xstats),
 	       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
-	tcp_u64("samples", "  samples %llu", st.samples);
-	tcp_u64("keepalive_samples", " keepalive_samples %llu",
-		st.keepalive_samples);
-	tcp_u64("cnm_arrival", " cnm_arrival %llu",
-		st.cnm_sent[TC_QCN_SAMPLE_ARRIVAL]);
-	tcp_u64("cnm_occupancy", " cnm_occupancy %llu",
-		st.cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
-	tcp_u64("cnm_two_samples", " cnm_two_samples %llu",
-		st.cnm_sent[TC_QCN_SAMPLE_TWO]);
+	tcq_print_u64("samples", "  samples %llu", st.samples);
+	tcq_print_u64("keepalive_samples", " keepalive_samples %llu",
+		      st.keepalive_samples);
+	tcq_print_u64("cnm_arrival", " cnm_arrival %llu",
+		      st.cnm_sent[TC_QCN_SAMPLE_ARRIVAL]);
+	tcq_print_u64("cnm_occupancy", " cnm_occupancy %llu",
+		      st.cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
+	tcq_print_u64("cnm_two_samples", " cnm_two_samples %llu",
+		      st.cnm_sent[TC_QCN_SAMPLE_TWO]);
 	/* only from a module that counts it (signed feedback) */
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, cnm_positive) +
 					     sizeof(st.cnm_positive))
-		tcp_u64("cnm_positive", " cnm_positive %llu", st.cnm_positive);
-	tcp_fp("%s", "\n ");
-	tcp_u64("cnm_fail", " cnm_fail %llu", st.cnm_fail);
-	tcp_u64("cnm_skipped", " cnm_skipped %llu", st.cnm_skipped);
-	tcp_u64("tail_drops", " tail_drops %llu", st.drops);
+		tcq_print_u64("cnm_positive", " cnm_positive %llu", st.cnm_positive);
+	tcq_print_fp("%s", "\n ");
+	tcq_print_u64("cnm_fail", " cnm_fail %llu", st.cnm_fail);
+	tcq_print_u64("cnm_skipped", " cnm_skipped %llu", st.cnm_skipped);
+	tcq_print_u64("tail_drops", " tail_drops %llu", st.drops);
 	print_color_s64(PRINT_ANY, COLOR_NONE, "last_fb", " last_fb %lld",
 			st.last_fb);
-	tcp_uint("last_qfb", " last_qfb %u", st.last_qfb);
-	tcp_uint("qold", " qold %u", st.qold);
-	tcp_uint("flows", " flows %u", st.flows);
-	tcp_uint("af_classes", " af_classes %u", st.af_classes);
-	tcp_u64("gso_split", " gso_split %llu", st.gso_split);
+	tcq_print_uint("last_qfb", " last_qfb %u", st.last_qfb);
+	tcq_print_uint("qold", " qold %u", st.qold);
+	tcq_print_uint("flows", " flows %u", st.flows);
+	tcq_print_uint("af_classes", " af_classes %u", st.af_classes);
+	tcq_print_u64("gso_split", " gso_split %llu", st.gso_split);
 	/* 0 from a module older than this plugin (the tail is zeroed) */
-	tcp_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
-	tcp_uint("memory_usage", " memory_usage %u", st.memory_usage);
+	tcq_print_u64("drops_overmemory", " drops_overmemory %llu", st.drops_overmemory);
+	tcq_print_uint("memory_usage", " memory_usage %u", st.memory_usage);
 	/* the queue's time integral, for means over intervals (qcnstat qavg) */
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, stamp_ns) +
 					     sizeof(st.stamp_ns)) {
-		tcp_fp("%s", "\n ");
-		tcp_u64("backlog_ns", " backlog_ns %llu", st.backlog_ns);
-		tcp_u64("stamp_ns", " stamp_ns %llu", st.stamp_ns);
+		tcq_print_fp("%s", "\n ");
+		tcq_print_u64("backlog_ns", " backlog_ns %llu", st.backlog_ns);
+		tcq_print_u64("stamp_ns", " stamp_ns %llu", st.stamp_ns);
 	}
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, sample_backlog) +
 					     sizeof(st.sample_backlog))
-		tcp_u64("sample_backlog", " sample_backlog %llu", st.sample_backlog);
+		tcq_print_u64("sample_backlog", " sample_backlog %llu", st.sample_backlog);
 	/* sampling instant to CNM transmission, summed over the CNMs sent */
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, cnm_delay_max_ns) +
 					     sizeof(st.cnm_delay_max_ns)) {
-		tcp_u64("cnm_delay_ns", " cnm_delay_ns %llu", st.cnm_delay_ns);
-		tcp_u64("cnm_delay_max_ns", " cnm_delay_max_ns %llu",
-			st.cnm_delay_max_ns);
+		tcq_print_u64("cnm_delay_ns", " cnm_delay_ns %llu", st.cnm_delay_ns);
+		tcq_print_u64("cnm_delay_max_ns", " cnm_delay_max_ns %llu",
+			      st.cnm_delay_max_ns);
 	}
-	tcp_fp("%s", "\n  qfb_hist");
+	tcq_print_fp("%s", "\n  qfb_hist");
 	open_json_array(PRINT_JSON, "qfb_hist");
 	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)
-		tcp_u64(NULL, " %llu", st.qfb_hist[i]);
+		tcq_print_u64(NULL, " %llu", st.qfb_hist[i]);
 	close_json_array(PRINT_JSON, NULL);
 	return 0;
 }
@@ -450,11 +420,11 @@ static int qcn_parse_copt(struct qdisc_util *qu, int argc, char **argv,
 		argv++;
 	}
 
-	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCQ_REQ_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_weight)
-		addattr32(n, TCP_MAXLEN, TCA_QCN_CLASS_WEIGHT, weight);
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_CLASS_WEIGHT, weight);
 	if (has_maxrate)
-		addattr64(n, TCP_MAXLEN, TCA_QCN_CLASS_MAXRATE, maxrate);
+		addattr64(n, TCQ_REQ_MAXLEN, TCA_QCN_CLASS_MAXRATE, maxrate);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -469,10 +439,10 @@ static int qcn_print_copt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_QCN_CLASS_MAX, opt);
 	if (rta_ok_len(tb[TCA_QCN_CLASS_WEIGHT], 4))
-		tcp_uint("weight", "weight %u ", rta_u32(tb[TCA_QCN_CLASS_WEIGHT]));
+		tcq_print_uint("weight", "weight %u ", rta_u32(tb[TCA_QCN_CLASS_WEIGHT]));
 	if (rta_ok_len(tb[TCA_QCN_CLASS_MAXRATE], 8))
-		tcp_rate("maxrate", "maxrate %s ",
-			 rta_u64(tb[TCA_QCN_CLASS_MAXRATE]));
+		tcq_print_rate("maxrate", "maxrate %s ",
+			       rta_u64(tb[TCA_QCN_CLASS_MAXRATE]));
 	return 0;
 }
 

@@ -13,46 +13,16 @@
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... qcn_rp [ maxrate RATE ] [ gd N ] [ ai-rate RATE ]\n"
-		"                  [ hai-rate RATE ] [ byte-reset BYTES ]\n"
-		"                  [ time-reset TIME ] [ threshold N ]\n"
-		"                  [ min-rate RATE ] [ min-dec PERCENT ]\n"
+		"Usage: ... qcn_rp [ maxrate|max-rate RATE ] [ min-rate RATE ]\n"
+		"                  [ gd N ] [ min-dec PERCENT ]\n"
+		"                  [ ai-rate RATE ] [ hai-rate RATE ]\n"
+		"                  [ byte-reset BYTES ] [ time-reset TIME ] [ threshold N ]\n"
 		"                  [ mode qcn|qcn-t|n-aimd|ap-n-aimd ] [ qcnt-period TIME ]\n"
-		"                  [ limiters N ] [ flow l4|l3|dst-mac ]\n"
-		"                  [ limit BYTES ] [ jitter on|off ]\n"
-		"                  [ flow_limit PACKETS ] [ memory_limit BYTES ]\n"
+		"                  [ jitter on|off ] [ limiters N ] [ flow l4|l3|dst-mac ]\n"
+		"                  [ limit BYTES ] [ flow_limit PACKETS ]\n"
+		"                  [ memory_limit BYTES ]\n"
 		"                  [ naimd-gi FRAC ] [ naimd-ru RATE ] [ naimd-gd FRAC ]\n"
-		"                  [ fb-unit BYTES ] [ ap-packets N ] [ w W ]\n"
-		"  maxrate      line rate, rpg_max_rate, 1bit .. 10Tbit\n"
-		"               (default: link speed, else 10gbit; max-rate is the same)\n"
-		"  gd           Gd = 2^-N, rpg_gd, 0 .. 31 (default 7)\n"
-		"  ai-rate      active increase R_AI, rpg_ai_rate (default 5mbit)\n"
-		"  hai-rate     hyper-active increase R_HAI, rpg_hai_rate (default 50mbit)\n"
-		"  byte-reset   byte counter cycle, rpg_byte_reset, >= 1500 bytes (default 150000)\n"
-		"  time-reset   timer cycle T, rpg_time_reset, 100us .. 10s (default 15ms)\n"
-		"  threshold    fast recovery cycles, rpg_threshold, 1 .. 1000 (default 5)\n"
-		"  min-rate     rpg_min_rate, <= maxrate (default 5mbit)\n"
-		"  min-dec      minimum decrease factor %%, rpg_min_dec_fac, 0 .. 100 (default 50)\n"
-		"  mode         802.1Qau byte counter + timer (default), QCN-T (timer only),\n"
-		"               N-AIMD (eq. 14 on the signed Fb of a qcn CP with feedback\n"
-		"               signed), or AP-N-AIMD (N-AIMD + the Averaging Principle)\n"
-		"  qcnt-period  QCN-T timer period t, 100us .. 10s (default 2.4ms)\n"
-		"  limiters     most rate limiters at once, 1 .. 65535 (default 1024)\n"
-		"  flow         flow key: 5-tuple, addresses, or dst MAC (default l4)\n"
-		"  limit        total backlog, 1 .. 1073741824 bytes (default 4mb = 4194304)\n"
-		"  jitter       +-15 %% jitter on counter reloads (default on)\n"
-		"  flow_limit   packets queued per limiter, 1 .. 2^32-1 (default 1000)\n"
-		"  memory_limit truesize of all queued packets, 1 .. 2^31 bytes (default 32Mb)\n"
-		"  naimd-gi     N-AIMD increase gain G_i, 0 .. 1 (default 0.53333)\n"
-		"  naimd-ru     N-AIMD rate unit R_u, 0 .. 10Tbit (default 1mbit)\n"
-		"  naimd-gd     N-AIMD decrease gain G_d, 0 .. 1 (default 0.0026667)\n"
-		"  fb-unit      N-AIMD: bytes per unit of Fb, 1 .. 65535 (default 1500)\n"
-		"  ap-packets   AP-N-AIMD: average after N packets, 1 .. 1000000 (default 50)\n"
-		"  w            the CPs' w, to rebuild Fb from a CNM, a power of two\n"
-		"               2^-10 .. 2^10 (default 2)\n"
-		"Units (as in tc): RATE 100mbit, 500kbit (bit/s), 1mbps (bytes/s);\n"
-		"BYTES 150000, 150kb (= 153600: k = 1024); TIME 15ms, 500us, 1s\n"
-		"(a bare number is in us).\n");
+		"                  [ fb-unit BYTES ] [ ap-packets N ] [ w W ]\n");
 }
 
 static const char * const rp_mode_names[] = {
@@ -96,7 +66,7 @@ static int rp_rate_opt(struct nlmsghdr *n, int type, const char *what,
 
 	if (tcq_get_rate(&rate, "qcn_rp", what, arg, min, TC_QCN_RP_MAX_RATE))
 		return -1;
-	addattr64(n, TCP_MAXLEN, type, rate);
+	addattr64(n, TCQ_REQ_MAXLEN, type, rate);
 	return 0;
 }
 
@@ -108,7 +78,7 @@ static int rp_time_opt(struct nlmsghdr *n, int type, const char *what,
 	if (tcq_get_time(&us, "qcn_rp", what, arg, TC_QCN_RP_MIN_TIME,
 			 TC_QCN_RP_MAX_TIME))
 		return -1;
-	addattr32(n, TCP_MAXLEN, type, us);
+	addattr32(n, TCQ_REQ_MAXLEN, type, us);
 	return 0;
 }
 
@@ -119,7 +89,7 @@ static int rp_size_opt(struct nlmsghdr *n, int type, const char *what,
 
 	if (tcq_get_size(&size, "qcn_rp", what, arg, min, max))
 		return -1;
-	addattr32(n, TCP_MAXLEN, type, size);
+	addattr32(n, TCQ_REQ_MAXLEN, type, size);
 	return 0;
 }
 
@@ -134,7 +104,7 @@ static int rp_gain_opt(struct nlmsghdr *n, int type, const char *what,
 		return rp_bad(what, arg);
 	if (rc || v > TC_QCN_RP_MAX_GAIN)
 		return tcq_range("qcn_rp", what, arg, "0", "1");
-	addattr32(n, TCP_MAXLEN, type, v);
+	addattr32(n, TCQ_REQ_MAXLEN, type, v);
 	return 0;
 }
 
@@ -145,7 +115,7 @@ static int rp_uint_opt(struct nlmsghdr *n, int type, const char *what,
 
 	if (tcq_get_uint(&v, "qcn_rp", what, arg, min, max))
 		return -1;
-	addattr32(n, TCP_MAXLEN, type, v);
+	addattr32(n, TCQ_REQ_MAXLEN, type, v);
 	return 0;
 }
 
@@ -158,7 +128,7 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	(void)qu;
 	(void)dev;
 
-	tail = addattr_nest(n, TCP_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
+	tail = addattr_nest(n, TCQ_REQ_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
 	for (; argc > 0 && !err; argc--, argv++) {
 		const char *opt = *argv;
 
@@ -227,11 +197,11 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				   tcq_lookup(rp_flow_names, ARRAY_LEN(rp_flow_names), *argv);
 			if (v < 0)
 				return rp_bad(opt, *argv);
-			addattr8(n, TCP_MAXLEN, mode ? TCA_QCN_RP_MODE : TCA_QCN_RP_FLOW, v);
+			addattr8(n, TCQ_REQ_MAXLEN, mode ? TCA_QCN_RP_MODE : TCA_QCN_RP_FLOW, v);
 		} else if (strcmp(opt, "jitter") == 0) {
 			if (strcmp(*argv, "on") && strcmp(*argv, "off"))
 				return rp_bad(opt, *argv);
-			addattr8(n, TCP_MAXLEN, TCA_QCN_RP_JITTER,
+			addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_RP_JITTER,
 				 strcmp(*argv, "on") == 0);
 		} else if (strcmp(opt, "w") == 0) {
 			__s32 w_exp;
@@ -239,7 +209,7 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			err = tcq_get_pow2(&w_exp, "qcn_rp", opt, *argv,
 					   QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX);
 			if (!err)
-				addattr32(n, TCP_MAXLEN, TCA_QCN_RP_W_EXP, (__u32)w_exp);
+				addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_RP_W_EXP, (__u32)w_exp);
 		}
 	}
 	if (err)
@@ -254,7 +224,7 @@ static void rp_print_name(const char *key, const char * const *names, int n,
 	char fmt[64];
 
 	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
-	tcp_string(key, fmt, (int)v < n && names[v] ? names[v] : "?");
+	tcq_print_string(key, fmt, (int)v < n && names[v] ? names[v] : "?");
 }
 
 /*
@@ -291,9 +261,9 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	parse_rtattr_nested(tb, TCA_QCN_RP_MAX, opt);
 /* JSON keys with '_' as the built-in qdiscs', text as the options */
 #define RATE(a, key, opt) \
-	do { if (rta_ok_len(tb[a], 8)) tcp_rate(key, opt " %s ", rta_u64(tb[a])); } while (0)
+	do { if (rta_ok_len(tb[a], 8)) tcq_print_rate(key, opt " %s ", rta_u64(tb[a])); } while (0)
 #define U32(a, key, opt) \
-	do { if (rta_ok_len(tb[a], 4)) tcp_uint(key, opt " %u ", rta_u32(tb[a])); } while (0)
+	do { if (rta_ok_len(tb[a], 4)) tcq_print_uint(key, opt " %u ", rta_u32(tb[a])); } while (0)
 #define TIME(a, key, opt) \
 	do { if (rta_ok_len(tb[a], 4)) tcq_print_time(key, opt " %s ", rta_u32(tb[a])); } while (0)
 	if (rta_ok_len(tb[TCA_QCN_RP_MODE], 1))
@@ -304,7 +274,7 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	RATE(TCA_QCN_RP_AI_RATE, "ai_rate", "ai-rate");
 	RATE(TCA_QCN_RP_HAI_RATE, "hai_rate", "hai-rate");
 	if (rta_ok_len(tb[TCA_QCN_RP_BYTE_RESET], 4))
-		tcp_size("byte_reset", "byte-reset %s ", rta_u32(tb[TCA_QCN_RP_BYTE_RESET]));
+		tcq_print_size("byte_reset", "byte-reset %s ", rta_u32(tb[TCA_QCN_RP_BYTE_RESET]));
 	TIME(TCA_QCN_RP_TIME_RESET, "time_reset", "time-reset");
 	U32(TCA_QCN_RP_THRESHOLD, "threshold", "threshold");
 	RATE(TCA_QCN_RP_MIN_RATE, "min_rate", "min-rate");
@@ -315,14 +285,14 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		rp_print_name("flow", rp_flow_names, ARRAY_LEN(rp_flow_names),
 			      rta_u8(tb[TCA_QCN_RP_FLOW]));
 	if (rta_ok_len(tb[TCA_QCN_RP_LIMIT], 4))
-		tcp_size("limit", "limit %s ", rta_u32(tb[TCA_QCN_RP_LIMIT]));
+		tcq_print_size("limit", "limit %s ", rta_u32(tb[TCA_QCN_RP_LIMIT]));
 	if (rta_ok_len(tb[TCA_QCN_RP_JITTER], 1))
-		tcp_string("jitter", "jitter %s ",
-			   rta_u8(tb[TCA_QCN_RP_JITTER]) ? "on" : "off");
+		tcq_print_string("jitter", "jitter %s ",
+				 rta_u8(tb[TCA_QCN_RP_JITTER]) ? "on" : "off");
 	U32(TCA_QCN_RP_FLOW_LIMIT, "flow_limit", "flow_limit");
 	if (rta_ok_len(tb[TCA_QCN_RP_MEMORY_LIMIT], 4))
-		tcp_size("memory_limit", "memory_limit %s ",
-			 rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
+		tcq_print_size("memory_limit", "memory_limit %s ",
+			       rta_u32(tb[TCA_QCN_RP_MEMORY_LIMIT]));
 	/* N-AIMD, AP-N-AIMD: absent from a module older than this plugin */
 	if (rta_ok_len(tb[TCA_QCN_RP_NAIMD_GI], 4))
 		rp_print_gain("naimd_gi", "naimd_gi_ppb", "naimd-gi %s ",
@@ -332,7 +302,7 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		rp_print_gain("naimd_gd", "naimd_gd_ppb", "naimd-gd %s ",
 			      rta_u32(tb[TCA_QCN_RP_NAIMD_GD]));
 	if (rta_ok_len(tb[TCA_QCN_RP_FB_UNIT], 4))
-		tcp_size("fb_unit", "fb-unit %s ", rta_u32(tb[TCA_QCN_RP_FB_UNIT]));
+		tcq_print_size("fb_unit", "fb-unit %s ", rta_u32(tb[TCA_QCN_RP_FB_UNIT]));
 	U32(TCA_QCN_RP_AP_PKTS, "ap_packets", "ap-packets");
 	if (rta_ok_len(tb[TCA_QCN_RP_W_EXP], 4))
 		tcq_print_pow2("w", "w_exp", "w %g ", rta_s32(tb[TCA_QCN_RP_W_EXP]));
@@ -354,18 +324,18 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 
 		char flow[QCN_FLOW_STRLEN];
 
-		tcp_string("flow", " flow %s", qcn_flow_str(flow, sizeof(flow), &c->key));
+		tcq_print_string("flow", " flow %s", qcn_flow_str(flow, sizeof(flow), &c->key));
 		print_nl();
-		tcp_rate("cr", "  cr %s", c->cr);
-		tcp_rate("tr", " tr %s", c->tr);
-		tcp_string("state", " state %s ", c->state < ARRAY_LEN(rp_state_names) ?
-			   rp_state_names[c->state] : "?");
-		tcp_uint("bc_stage", "bc_stage %u", c->bc_stage);
-		tcp_uint("timer_stage", " timer_stage %u", c->timer_stage);
-		tcp_u64("cnm_rx", " cnm_rx %llu", (unsigned long long)c->cnm_rx);
-		tcp_u64("bytes_sent", " bytes_sent %llu",
-			(unsigned long long)c->bytes_sent);
-		tcp_uint("backlog", " backlog %u", c->backlog);
+		tcq_print_rate("cr", "  cr %s", c->cr);
+		tcq_print_rate("tr", " tr %s", c->tr);
+		tcq_print_string("state", " state %s ", c->state < ARRAY_LEN(rp_state_names) ?
+				 rp_state_names[c->state] : "?");
+		tcq_print_uint("bc_stage", "bc_stage %u", c->bc_stage);
+		tcq_print_uint("timer_stage", " timer_stage %u", c->timer_stage);
+		tcq_print_u64("cnm_rx", " cnm_rx %llu", (unsigned long long)c->cnm_rx);
+		tcq_print_u64("bytes_sent", " bytes_sent %llu",
+			      (unsigned long long)c->bytes_sent);
+		tcq_print_uint("backlog", " backlog %u", c->backlog);
 		return 0;
 	}
 	/* a module older than this plugin sends no gso_split */
@@ -377,49 +347,49 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 		memcpy(&st, RTA_DATA(xstats),
 		       MIN((size_t)RTA_PAYLOAD(xstats), sizeof(st)));
 
-		tcp_u64("cnm_rx", "  cnm_rx %llu", (unsigned long long)s->cnm_rx);
-		tcp_u64("cnm_matched", " matched %llu",
-			(unsigned long long)s->cnm_matched);
-		tcp_u64("cnm_unmatched", " unmatched %llu",
-			(unsigned long long)s->cnm_unmatched);
-		tcp_u64("cnm_malformed", " malformed %llu",
-			(unsigned long long)s->cnm_malformed);
+		tcq_print_u64("cnm_rx", "  cnm_rx %llu", (unsigned long long)s->cnm_rx);
+		tcq_print_u64("cnm_matched", " matched %llu",
+			      (unsigned long long)s->cnm_matched);
+		tcq_print_u64("cnm_unmatched", " unmatched %llu",
+			      (unsigned long long)s->cnm_unmatched);
+		tcq_print_u64("cnm_malformed", " malformed %llu",
+			      (unsigned long long)s->cnm_malformed);
 		print_nl();
-		tcp_uint("limiters_active", "  limiters active %u",
-			 s->limiters_active);
-		tcp_u64("limiters_created", " created %llu",
-			(unsigned long long)s->limiters_created);
-		tcp_u64("limiters_released", " released %llu",
-			(unsigned long long)s->limiters_released);
-		tcp_u64("limiters_refused", " refused %llu",
-			(unsigned long long)s->limiters_refused);
+		tcq_print_uint("limiters_active", "  limiters active %u",
+			       s->limiters_active);
+		tcq_print_u64("limiters_created", " created %llu",
+			      (unsigned long long)s->limiters_created);
+		tcq_print_u64("limiters_released", " released %llu",
+			      (unsigned long long)s->limiters_released);
+		tcq_print_u64("limiters_refused", " refused %llu",
+			      (unsigned long long)s->limiters_refused);
 		print_nl();
-		tcp_uint("flows", "  flows %u", s->flows);
-		tcp_u64("throttled", " throttled %llu",
-			(unsigned long long)s->throttled);
-		tcp_u64("limit_drops", " limit_drops %llu",
-			(unsigned long long)s->drops);
-		tcp_u64("gso_split", " gso_split %llu",
-			(unsigned long long)s->gso_split);
+		tcq_print_uint("flows", "  flows %u", s->flows);
+		tcq_print_u64("throttled", " throttled %llu",
+			      (unsigned long long)s->throttled);
+		tcq_print_u64("limit_drops", " limit_drops %llu",
+			      (unsigned long long)s->drops);
+		tcq_print_u64("gso_split", " gso_split %llu",
+			      (unsigned long long)s->gso_split);
 		print_nl();
-		tcp_u64("cnm_not_host", "  cnm not_host %llu",
-			(unsigned long long)s->cnm_not_host);
-		tcp_u64("cnm_qfb0", " qfb0 %llu",
-			(unsigned long long)s->cnm_qfb0);
+		tcq_print_u64("cnm_not_host", "  cnm not_host %llu",
+			      (unsigned long long)s->cnm_not_host);
+		tcq_print_u64("cnm_qfb0", " qfb0 %llu",
+			      (unsigned long long)s->cnm_qfb0);
 		print_nl();
-		tcp_u64("flow_limit_drops", "  flow_limit_drops %llu",
-			(unsigned long long)s->flow_limit_drops);
-		tcp_u64("memory_drops", " memory_drops %llu",
-			(unsigned long long)s->memory_drops);
-		tcp_uint("memory_usage", " memory_usage %u", s->memory_usage);
+		tcq_print_u64("flow_limit_drops", "  flow_limit_drops %llu",
+			      (unsigned long long)s->flow_limit_drops);
+		tcq_print_u64("memory_drops", " memory_drops %llu",
+			      (unsigned long long)s->memory_drops);
+		tcq_print_uint("memory_usage", " memory_usage %u", s->memory_usage);
 		/* N-AIMD counters: only from a module that has them */
 		if (RTA_PAYLOAD(xstats) >= (int)(offsetof(struct tc_qcn_rp_xstats, ap_steps) +
 						  sizeof(s->ap_steps))) {
 			print_nl();
-			tcp_u64("cnm_positive", "  cnm_positive %llu",
-				(unsigned long long)s->cnm_positive);
-			tcp_u64("ap_steps", " ap_steps %llu",
-				(unsigned long long)s->ap_steps);
+			tcq_print_u64("cnm_positive", "  cnm_positive %llu",
+				      (unsigned long long)s->cnm_positive);
+			tcq_print_u64("ap_steps", " ap_steps %llu",
+				      (unsigned long long)s->ap_steps);
 		}
 	}
 	return 0;

@@ -94,13 +94,14 @@ int print_color_rate(bool use_iec, enum output_type t, enum color_attr c,
 int print_color_size(enum output_type t, enum color_attr c, const char *key,
 		     const char *fmt, __u32 size);
 
-#define tcp_string(key, fmt, v)	print_color_string(PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_uint(key, fmt, v)	print_color_uint(PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_u64(key, fmt, v)	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_int(key, fmt, v)	print_color_int(PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_rate(key, fmt, v)	print_color_rate(use_iec, PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_size(key, fmt, v)	print_color_size(PRINT_ANY, COLOR_NONE, key, fmt, v)
-#define tcp_fp(fmt, v)		print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt, v)
+#define tcq_print_string(key, fmt, v)	print_color_string(PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_uint(key, fmt, v)	print_color_uint(PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_u64(key, fmt, v)	print_color_u64(PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_int(key, fmt, v)	print_color_int(PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_rate(key, fmt, v)	\
+	print_color_rate(use_iec, PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_size(key, fmt, v)	print_color_size(PRINT_ANY, COLOR_NONE, key, fmt, v)
+#define tcq_print_fp(fmt, v)		print_color_string(PRINT_FP, COLOR_NONE, NULL, fmt, v)
 
 #ifndef RTA_PAYLOAD
 #define RTA_PAYLOAD(rta) ((int)((rta)->rta_len) - RTA_LENGTH(0))
@@ -149,7 +150,7 @@ static inline bool rta_ok_len(const struct rtattr *rta, int len)
 	return rta && (int)RTA_PAYLOAD(rta) >= len;
 }
 
-#define TCP_MAXLEN 1024	/* tc's request buffer (struct req.buf) */
+#define TCQ_REQ_MAXLEN 1024	/* tc's request buffer (struct req.buf) */
 
 
 /* ------------------------------------------ shared option helpers */
