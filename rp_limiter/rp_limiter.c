@@ -132,7 +132,7 @@ struct rp_limiter {
 };
 
 struct rp_sched {
-	spinlock_t lock;
+	spinlock_t lock;		/* the flows, limiters and their queues */
 	struct qcn_rp_params p;		/* core units: bit/s, ns */
 	u32 limit;
 	u32 flow_limit;
@@ -167,7 +167,7 @@ struct rp_sched {
 };
 
 struct rp_net {
-	spinlock_t lock;
+	spinlock_t lock;		/* writers of list (RCU for readers) */
 	struct list_head list;
 };
 
@@ -906,7 +906,7 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 			;
 	if (lim->rp.active)
 		rp_limiter_catch_up(q, lim, now);
-	if (lim->rp.active ? lim->head != NULL : !rp_limiter_release(q, lim))
+	if (lim->rp.active ? !!lim->head : !rp_limiter_release(q, lim))
 		rp_sched_insert(q, lim);
 	return skb;
 }

@@ -255,7 +255,7 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 {
 	struct qcn_af *af = container_of(timer, struct qcn_af, timer);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;		/* the qdisc tree's: AF state is under it */
 
 	/* qdisc_root_sleeping() is an RCU dereference (as in sch_pie's timer) */
 	rcu_read_lock();

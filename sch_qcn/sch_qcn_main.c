@@ -784,7 +784,7 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 	struct Qdisc *sch = q->sch;
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	struct qcn_cp_sample s;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;		/* the qdisc tree's: the CP is under it */
 	u64 now, ka;
 
 	rcu_read_lock();

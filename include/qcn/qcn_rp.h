@@ -84,6 +84,7 @@ enum qcn_rp_mode {
 	QCN_RP_MODE_NAIMD = 2,
 	QCN_RP_MODE_AP_NAIMD = 3,
 };
+
 /* same values as enum tc_qcn_rp_state */
 enum qcn_rp_state { QCN_RP_FR = 0, QCN_RP_AI = 1, QCN_RP_HAI = 2, QCN_RP_RELEASED = 3 };
 
