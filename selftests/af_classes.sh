@@ -67,9 +67,8 @@ nsx sw tc filter del dev sw-pr parent 1: prio 1
 ktap_check "a class is deleted once its filters are gone" \
 	nsx sw tc class del dev sw-pr parent 1: classid 1:2
 ktap_check "qdisc delete with classes, filters and traffic" nsx sw tc qdisc del dev sw-pr root
-sleep 1
 tb_cleanup
-ktap_check "sch_qcn unloads afterwards" rmmod sch_qcn
+ktap_check "sch_qcn unloads afterwards" qcn_unload sch_qcn
 ktap_check "sch_qcn loads again" qcn_reload_module sch_qcn
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

@@ -19,23 +19,23 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
 	sample occupancy keepalive 1ms
 udp_flow h1 40mbit 9 5201 1200
 udp_flow h2 40mbit 9 5202 1200
-sleep 2
-cnms=$(qcn_cnms_sent sw sw-pr)
+# cnms_flowing: the CP has sent a CNM
+cnms_flowing() { local n; n=$(qcn_cnms_sent sw sw-pr); echo "$n"; [ "${n:-0}" -gt 0 ]; }
+cnms=$(busywait 10000 cnms_flowing)
 ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
 ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
 ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \
 	qcn rate 30mbit sample two-samples keepalive 1ms
 sleep 1
 nsx sw tc qdisc del dev sw-pr root
-ktap_check "module unload while traffic flows" rmmod sch_qcn
+ktap_check "module unload while traffic flows" qcn_unload sch_qcn
 ktap_check "module reload and attach under traffic" nsx sw tc qdisc add dev sw-pr root \
 	handle 1: qcn rate 30mbit sample arrival keepalive 1ms
 nsx sw tc qdisc add dev sw-p1 root handle 1: tbf rate 50mbit burst 20kb latency 20ms
 ktap_check "qcn as a tbf child under traffic" nsx sw tc qdisc add dev sw-p1 parent 1: qcn rate 40mbit
 sleep 1
 ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-sw"
-sleep 1
 tb_cleanup
-ktap_check "module unloads after the namespaces are gone" rmmod sch_qcn
+ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

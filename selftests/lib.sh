@@ -204,6 +204,49 @@ qcn_load_module()
 	return 1
 }
 
+# busywait TIMEOUT_MS CMD...: run CMD until it succeeds, at most TIMEOUT_MS
+# (as selftests/net/forwarding/lib.sh's); prints CMD's last output.  For a
+# condition that a loaded machine reaches late: a counter that moves, a
+# module whose last user goes away asynchronously.
+busywait()
+{
+	local timeout=$1 start out
+	shift
+	start=$(date +%s%3N)
+	while :; do
+		out=$("$@") && { printf '%s' "$out"; return 0; }
+		if [ $(($(date +%s%3N) - start)) -gt "$timeout" ]; then
+			printf '%s' "$out"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# qcn_unload MOD...: unload those of the modules still loaded, waiting up
+# to 20 s for their last users to go: the kernel dismantles namespaces in
+# a work item and frees qdiscs after an RCU grace period.  On failure it
+# names the module and its use count.
+__qcn_unload_once()
+{
+	local m rc=0
+	for m in "$@"; do
+		grep -q "^$m " /proc/modules || continue
+		rmmod "$m" 2>/dev/null || rc=1
+	done
+	return $rc
+}
+
+qcn_unload()
+{
+	local m
+	busywait 20000 __qcn_unload_once "$@" && return 0
+	for m in "$@"; do
+		grep "^$m " /proc/modules | awk '{ print "# still loaded: " $1 ", used by " $3 }'
+	done
+	return 1
+}
+
 # qcn_reload_module MOD: load MOD again after a test unloaded it, for the
 # tests after it.  The debug UML kernel (KASAN) can fail a load with
 # "Exec format error" after its known KASAN report in load_module (not in

@@ -25,7 +25,7 @@ ktap_check "qcn_rp replaces it (module autoloaded)" nsx a tc qdisc replace dev d
 ktap_check "rp_limiter is loaded" grep -q '^rp_limiter ' /proc/modules
 nsx a tc qdisc del dev d0 root
 tb_cleanup
-ktap_check "both modules unload" rmmod sch_qcn rp_limiter
+ktap_check "both modules unload" qcn_unload sch_qcn rp_limiter
 ktap_check "modules reload" bash -c "modprobe sch_qcn && modprobe rp_limiter"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish

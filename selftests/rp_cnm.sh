@@ -218,8 +218,7 @@ nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit
 cnm 63 5000
 sleep 0.3
 tb_cleanup
-sleep 0.5
-ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" rmmod rp_limiter
+ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload rp_limiter
 ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
