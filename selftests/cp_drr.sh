@@ -12,6 +12,10 @@ qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 [ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+# the culprit selection of the second and third phases ("arrival" in
+# either must fail the victim checks)
+CP_DRR_OCC=${CP_DRR_OCC:-occupancy}
+CP_DRR_TWO=${CP_DRR_TWO:-two-samples}
 ktap_plan 9
 qcn_dmesg_mark
 tb_init
@@ -59,11 +63,11 @@ udp_flow h2 4mbit 40 5202 1200
 sleep 1.5
 
 phase arrival 4
-nsx sw tc qdisc change dev sw-pr root qcn sample occupancy
+nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_DRR_OCC"
 sleep 0.3
 phase occupancy 4
 occ_xstats=$(xst cnm_occupancy)
-nsx sw tc qdisc change dev sw-pr root qcn sample two-samples
+nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_DRR_TWO"
 sleep 0.3
 phase two 3
 two_xstats=$(xst cnm_two_samples)

@@ -11,6 +11,8 @@ source "$(dirname "$0")/lib_fast.sh"
 fast_require
 RATE=${FAST_AF_RATE:-1gbit}
 DUR=24
+# the CP's AF-QCN options ("af off": the weights go unused, which must fail)
+FAST_AF=${FAST_AF:-"af on active 2000"}
 ktap_plan 6
 qcn_dmesg_mark
 tb_init
@@ -18,7 +20,7 @@ tmp=$(mktemp -d)
 tb_star 4
 fast_mtu "$FAST_MTU"
 for i in 1 2 3 4; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit; done
-nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" af on active 2000
+nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" $FAST_AF
 ok=0
 for i in 1 2 3 4; do
 	nsx sw tc class add dev sw-pr parent 1: classid "1:$i" qcn weight $((5 - i)) &&
