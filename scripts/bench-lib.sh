@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # pktgen helpers shared by scripts/bench-cp and scripts/bench-rp (sourced).
 # Every run is xmit_mode queue_xmit (through the device's qdisc) from
 # kpktgend_0, UDP from SRC to DST, source ports SPMIN..SPMAX (at random
@@ -8,7 +9,7 @@
 # (SPMAX inclusive: pktgen's own udp_src_max is exclusive in both modes)
 bench_pg_setup()
 {
-	local ns=$1 dev=$2 d=/proc/net/pktgen flag= spmax=${10}
+	local ns=$1 dev=$2 d=/proc/net/pktgen flag='' spmax=${10}
 	[ "${11}" = 1 ] && flag="flag UDPSRC_RND"
 	[ "$spmax" -gt "$9" ] && spmax=$((spmax + 1))
 	ip netns exec "$ns" sh -c "echo rem_device_all > $d/kpktgend_0

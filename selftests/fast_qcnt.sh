@@ -49,7 +49,7 @@ trial()
 		      printf "%d %d\n", c, m ? 1000 * s / m : 0 }'
 }
 
-qcn_e=0 qcnt_e=0 qcn_all= qcnt_all=
+qcn_e=0 qcnt_e=0 qcn_all='' qcnt_all=''
 for k in $(seq 1 "$TRIALS"); do
 	read -r c e <<<"$(trial "mode qcn" "qcn$k")"
 	qcn_e=$((qcn_e + e)); qcn_all="$qcn_all ${c}ms/eps=0.$(printf %03d "$e")"

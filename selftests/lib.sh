@@ -457,6 +457,7 @@ tb_hotspot()
 		tb_host "h$i" "$i" sw "sw-h$i" || return 1
 	done
 	tb_host ra 101 sw sw-ra && tb_host rb 102 sw sw-rb || return 1
+	# shellcheck disable=SC2046 # one argument per host
 	tb_learn h1:101 $(for i in $(seq 2 "$k"); do printf 'h%d:102 ' "$i"; done)
 }
 
@@ -475,6 +476,7 @@ tb_two_tier()
 		tb_host "r$i" $((100 + i)) tor2 "tor2-r$i" || return 1
 	done
 	tb_link tor1 tor1-up spine spine-t1 && tb_link tor2 tor2-up spine spine-t2 || return 1
+	# shellcheck disable=SC2046 # one argument per host
 	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
 }
 

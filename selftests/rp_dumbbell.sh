@@ -43,9 +43,11 @@ phase()
 
 for i in 1 2; do nsx h$i tc qdisc add dev eth0 root qcn_rp $RP; done
 phase qcn
+# shellcheck disable=SC2154 # qcn_*, plain_*: set by phase (eval)
 ktap_info "with qcn_rp: mean queue $qcn_q B ($qcn_full of $qcn_n samples >= 120 KB), drops $qcn_drops of $qcn_pkts, goodput $qcn_rate kbit/s"
 for i in 1 2; do nsx h$i tc qdisc del dev eth0 root; done
 phase plain
+# shellcheck disable=SC2154 # set by phase (eval)
 ktap_info "without:     mean queue $plain_q B ($plain_full of $plain_n samples >= 120 KB), drops $plain_drops of $plain_pkts, goodput $plain_rate kbit/s"
 
 # qcnstat polls every 20 ms for 9 s (~450 samples); few means it was starved

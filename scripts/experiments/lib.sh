@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared by scripts/experiments/*: options, qcn-sim, the kernel side.
 #   NAME [--quick] [--sim-only] [OUTDIR]
 # OUTDIR defaults to out/experiments/NAME.  The kernel side runs the
@@ -10,6 +11,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 EXP=$(basename "$0")
 QUICK=0 SIM_ONLY=0
+# shellcheck disable=SC2034 # QUICK: read by the experiments that source this
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1; shift ;;
