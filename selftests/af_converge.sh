@@ -4,9 +4,8 @@
 # alone, flow 2 starts 4 s later; the time from flow 2's start until the
 # two goodputs stay within 10 % of each other for 1 s (censored at 11.8 s).
 # Three trials with af on and three with af off, interleaved; the sums are
-# compared: plain QCN sometimes lands two flows together by chance (1 in 8
-# single trials in tools/qcn-sim at this scale, and in the guest), three
-# trials each did not once in 20 simulated triples.
+# compared: plain QCN sometimes lands two flows together by chance in a
+# single trial, rarely in all three.
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq

@@ -2,13 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The occupancy index under a standing queue: sch_qcn keeps its flows as
 # lists (arrival sampling) or as rbtrees by enqueue offset with a Fenwick
-# tree over the flows (occupancy, two-samples, keep-alive: O(log n)
-# culprits).  Every change of sample, sched, keepalive and limit below
-# re-queues a standing queue from one layout to the other while two UDP
-# senders keep it up (~100 frames: their send buffers stay charged while
-# frames queue); the queue must stay consistent (frames and bytes queued),
-# occupancy and two-samples must find culprits (CNMs), and once the
-# senders stop the paced port must drain every frame.
+# tree over the flows (occupancy, two-samples, keep-alive).  Changes of
+# sample, sched, keepalive and limit re-queue the queue from one layout to
+# the other: it must stay consistent, occupancy and two-samples must find
+# culprits (CNMs), and once the senders stop the port must drain every frame.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
@@ -23,6 +20,8 @@ nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r 5201 5202
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
+# two UDP senders keep a standing queue of ~100 frames (their send buffers
+# stay charged while frames queue), which every change below re-queues
 udp_flow h1 20mbit 60 5201 1200
 c1=$TB_LAST_PID
 udp_flow h2 10mbit 60 5202 1200

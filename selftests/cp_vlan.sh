@@ -1,20 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# CNMs in the culprit's VLAN, across a VLAN-filtering bridge:
+# CNMs in the culprit's VLAN, across a VLAN-filtering bridge.  h1 sends on
+# VID 10 through a trunk: its CNMs must come back tagged VID 10 with PCP 6
+# (the CNM transmit priority) and be matched by qcn_rp on h1's eth0.10.  h2
+# sits on an access port of VLAN 20: its CNMs must come back untagged,
+# encapsulate priority 0 (an untagged frame's), and match h2's qcn_rp
+# (`flow dst-mac`) though h2's frames leave with skb->priority 3.
+source "$(dirname "$0")/lib.sh"
+# the testbed:
 #
 #   h1 eth0.10 ---tagged 10--- sw-p1 \
 #                                    br0 (vlan_filtering 1) -- sw-pr (qcn, 30 Mbit/s,
 #   h2 eth0 ---untagged (PVID 20)- sw-p2 /            tagged 10 and 20) -- r eth0.10, eth0.20
 #
-# h1 sends on VID 10 through a trunk: its CNMs must come back tagged VID 10
-# with PCP 6 (the CNM transmit priority) and be matched by qcn_rp on h1's
-# eth0.10.  h2 sits on an access port of VLAN 20: its CNMs come back
-# untagged out of its port, encapsulate priority 0 (the priority of an
-# untagged frame), and h2's qcn_rp, keying `flow dst-mac` while h2's
-# frames leave with skb->priority 3 (a local value, never on the wire),
-# matches them.  The switch resets skb->priority at its ports, as a wire
-# between two hosts does (veth keeps it across namespaces).
-source "$(dirname "$0")/lib.sh"
+# skb->priority is a local value, never on the wire: the switch resets it
+# at its ports, as a wire between two hosts does (veth keeps it across
+# namespaces).
 qcn_require_root
 qcn_require_cmd jq bridge
 qcn_require_modules

@@ -1,15 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The Wireshark dissector (tools/wireshark/qcn.lua) agrees with the
-# project's codec (include/qcn/qcn_cnm.h, through cnm_dump) field for field:
-#  - on CNMs a congested qcn port sends (h1, h2 -> bridge -> r, captured
-#    with tcpdump on h1 and h2), including the encapsulated IPv4/UDP header
-#    of the host's own stream as tshark dissects it;
-#  - on crafted CNMs sweeping every field's edges and on every malformed
-#    kind the codec rejects (same error code), and on CN-TAG frames (Flow
-#    ID, next EtherType, the IPv4/UDP behind it);
-#  - installed by `make install-wireshark` into a personal plugin folder,
-#    tshark finds it without -X.
+# project's codec (include/qcn/qcn_cnm.h, through cnm_dump) field for field
+# on the CNMs a congested qcn port sends (captured on h1 and h2, with the
+# encapsulated IPv4/UDP header), on crafted CNMs at every field's edges, on
+# every malformed kind (same error code) and on CN-TAG frames; installed by
+# `make install-wireshark`, tshark finds it without -X.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd tshark tcpdump mergecap python3 jq

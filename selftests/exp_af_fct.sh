@@ -1,33 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Native speed (UML or a host): AF-QCN's Table I / Fig. 12 on the modules,
-# the kernel side of scripts/experiments/af-qcn (not in the suite: not fast_*).
-# Four static TCP flows (h1..h4, iperf3, GSO on, 4000-byte frames) and four
-# sources h5..h8 of 4 permanent TCP connections each, over which flow_gen
-# sends dynamic flows: Poisson arrivals, Pareto sizes (mean 10 KB, shape
-# 1.1, whole 1000-byte units), offered LOAD in total (the paper: 1 of
-# 10 Gb/s; default 10 % of RATE), a quarter per source.  One qcn port of
-# RATE, the standard's CP, qcn_rp max-rate 2gbit at every sender; h5..h8's
-# qcn_rp keys flows by addresses (flow l3): one limiter per source, which
-# its connections share and its flows inherit, as the paper's 8 RPs.
-# Each mode runs the same arrivals (same seeds): QCN alone ("qcn") and
-# AF-QCN ("af": alpha 0.125, beta 0.125, Ts 1 ms, one class of weight 1
-# per sender, active_thresh 20 KB per 1 ms scaled by RATE / 10 Gbit/s).
-# Reported: mean and median FCT (arrival to the sink's answer) by size bin
-# over the flows arriving after WARM s; the static flows' goodput and the
-# fraction of their 0.5 s rates within 25 % of the four's mean (Fig. 12).
-# Asserted (a smoke test): testbeds up, >= 95 % of the flows done, the port
-# >= 40 % busy, no kernel warnings.
-#   FAST_AF_RATE (500mbit), FAST_AF_FCT_LOAD (RATE / 10), FAST_AF_MODES
-#   ("qcn af"), FAST_AF_DUR (16 s of arrivals), FAST_AF_WARM (3 s),
-#   FAST_AF_ACTIVE (bytes per Ts), FAST_AF_FB (qcn af-fb for the AF runs:
-#   signed, as measured in EXPERIMENTS.md; or clamp), FAST_AF_OUT (a folder for table1.csv:
-#   mode,bin_kb,flows,done,mean_us,median_us; fig12.csv: mode,flow,kbps,
-#   share_pct,within25_pct; fct-MODE.csv: every flow, flow_gen's columns
-#   and the source; default none)
+# the kernel side of scripts/experiments/af-qcn (not in the suite: not
+# fast_*).  Four static TCP flows and dynamic flows from four more sources
+# share one qcn port, with QCN alone and with AF-QCN.  Asserted (a smoke
+# test): testbeds up, >= 95 % of the flows done, the port >= 40 % busy, no
+# kernel warnings.
 source "$(dirname "$0")/lib_fast.sh"
 source "$(dirname "$0")/lib_af.sh"	# af_class
 fast_require
+# The static flows: h1..h4, iperf3, GSO on, 4000-byte frames.  h5..h8 hold
+# 4 permanent TCP connections each, over which flow_gen sends dynamic
+# flows: Poisson arrivals, Pareto sizes (mean 10 KB, shape 1.1, whole
+# 1000-byte units), offered LOAD in total (the paper: 1 of 10 Gb/s; default
+# 10 % of RATE), a quarter per source.  One qcn port of RATE, the
+# standard's CP, qcn_rp max-rate 2gbit at every sender; h5..h8's qcn_rp
+# keys flows by addresses (flow l3): one limiter per source, which its
+# connections share and its flows inherit, as the paper's 8 RPs.  Each
+# mode runs the same arrivals (same seeds): QCN alone ("qcn") and AF-QCN
+# ("af": alpha 0.125, beta 0.125, Ts 1 ms, one class of weight 1 per
+# sender, active_thresh 20 KB per 1 ms scaled by RATE / 10 Gbit/s).
+# Reported: mean and median FCT (arrival to the sink's answer) by size bin
+# over the flows arriving after WARM s; the static flows' goodput and the
+# fraction of their 0.5 s rates within 25 % of the four's mean (Fig. 12).
+# Environment: FAST_AF_RATE (500mbit), FAST_AF_FCT_LOAD (RATE / 10),
+# FAST_AF_MODES ("qcn af"), FAST_AF_DUR (16 s of arrivals), FAST_AF_WARM
+# (3 s), FAST_AF_ACTIVE (bytes per Ts), FAST_AF_FB (qcn af-fb for the AF
+# runs: signed, as in EXPERIMENTS.md; or clamp), FAST_AF_OUT (a folder for
+# table1.csv: mode,bin_kb,flows,done,mean_us,median_us; fig12.csv:
+# mode,flow,kbps,share_pct,within25_pct; fct-MODE.csv: every flow,
+# flow_gen's columns and the source; default none).
 GEN=$QCN_TOP/selftests/flow_gen
 [ -x "$GEN" ] || ktap_skip_all "selftests/flow_gen not built (make -C selftests)"
 RATE=${FAST_AF_RATE:-500mbit}

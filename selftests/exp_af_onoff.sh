@@ -1,34 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Native speed (UML or a host): AF-QCN's Fig. 11 on the modules, the
-# kernel side of scripts/experiments/af-qcn (not in the suite: not fast_*).  Three
-# static TCP flows (GSO on, 4000-byte frames) from 0 and an on-off UDP flow
-# (10 KB bursts: 10 datagrams of 1000 bytes in one GSO send, udp_send -k)
-# from START s, through one qcn port of RATE; the standard's CP, qcn_rp
-# max-rate 2gbit at every sender.  The bursty flow offers LOADS: below its
-# fair share (RATE/4) and above it (the paper: 1 and 6 Gb/s of 10 Gb/s).
-# Each load runs with QCN alone ("qcn") and with AF-QCN ("af": the paper's
-# alpha 0.125, beta 0.125, Ts 1 ms, one class of weight 1 per sender, and
-# active_thresh = 20 KB per 1 ms scaled by RATE / 10 Gbit/s, 1000 bytes at
-# 500 Mbit/s).  Reported per run: each flow's goodput over [START + 3 s,
-# DUR - 2 s] (TCP: iperf3's intervals; UDP: datagrams counted at r's
-# ingress), the total, and the bursty flow's sent rate (what udp_send got
-# out: it blocks while its RP holds a full socket buffer, and does not
-# catch up when late) and loss (datagrams sent - arrived at r).
-# Asserted (a smoke test, not the paper's figure): every testbed comes up,
-# the bursty flow below its share loses <= 5 % of what it sent, the port
-# carries >= 40 % of RATE in every run (a guard against a stalled loop), no
-# kernel warnings.
-#   FAST_AF_STATIC (tcp, or udp: see below), FAST_AF_RATE (500mbit), FAST_AF_LOADS ("50mbit 300mbit"), FAST_AF_MODES
-#   ("qcn af"), FAST_AF_DUR (14 s), FAST_AF_START (4 s), FAST_AF_ACTIVE
-#   (bytes per Ts; default the scaled 20 KB), FAST_AF_FB (qcn af-fb for
-#   the AF runs: signed, the paper's eq. 4, with which the figures in
-#   EXPERIMENTS.md were measured; clamp, the default of qcn), FAST_AF_OUT (a folder for
-#   fig11.csv: mode,offered_kbit,flow,kind,kbps,sent_kbps,loss_pct,rp_drops
-#   (the bursty sender's qcn_rp),port_tail_drops (all flows); default none)
+# Native speed (UML or a host): AF-QCN's Fig. 11 on the modules, the kernel
+# side of scripts/experiments/af-qcn (not in the suite: not fast_*).  Three
+# static TCP flows and an on-off UDP flow share one qcn port, with QCN alone
+# and with AF-QCN.  Asserted (a smoke test, not the paper's figure): every
+# testbed comes up, the bursty flow below its share loses <= 5 % of what it
+# sent, the port carries >= 40 % of RATE in every run, no kernel warnings.
 source "$(dirname "$0")/lib_fast.sh"
 source "$(dirname "$0")/lib_af.sh"	# AF_SEND (udp_send), af_class
 fast_require
+# The static flows (GSO on, 4000-byte frames) start at 0, the on-off UDP
+# flow (10 KB bursts: 10 datagrams of 1000 bytes in one GSO send, udp_send
+# -k) at START s; the standard's CP, qcn_rp max-rate 2gbit at every sender.
+# The bursty flow offers LOADS: below its fair share (RATE/4) and above it
+# (the paper: 1 and 6 Gb/s of 10 Gb/s).  "af" is the paper's alpha 0.125,
+# beta 0.125, Ts 1 ms, one class of weight 1 per sender, and active_thresh
+# = 20 KB per 1 ms scaled by RATE / 10 Gbit/s (1000 bytes at 500 Mbit/s).
+# Reported per run: each flow's goodput over [START + 3 s, DUR - 2 s]
+# (TCP: iperf3's intervals; UDP: datagrams counted at r's ingress), the
+# total, and the bursty flow's sent rate (what udp_send got out: it blocks
+# while its RP holds a full socket buffer, and does not catch up when late)
+# and loss (datagrams sent - arrived at r).
+# Environment: FAST_AF_STATIC (tcp, or udp: see below), FAST_AF_RATE
+# (500mbit), FAST_AF_LOADS ("50mbit 300mbit"), FAST_AF_MODES ("qcn af"),
+# FAST_AF_DUR (14 s), FAST_AF_START (4 s), FAST_AF_ACTIVE (bytes per Ts;
+# default the scaled 20 KB), FAST_AF_FB (qcn af-fb for the AF runs: signed,
+# the paper's eq. 4, as in EXPERIMENTS.md; clamp, the default of qcn),
+# FAST_AF_OUT (a folder for fig11.csv: mode,offered_kbit,flow,kind,kbps,
+# sent_kbps,loss_pct,rp_drops (the bursty sender's qcn_rp),port_tail_drops
+# (all flows); default none).
 RATE=${FAST_AF_RATE:-500mbit}
 LOADS=${FAST_AF_LOADS:-"50mbit 300mbit"}
 MODES=${FAST_AF_MODES:-"qcn af"}
@@ -40,7 +40,7 @@ T1=$((START + 3)) T2=$((DUR - 2))
 # the bursty flow is counted, and dropped, at r's ingress (a u32 filter
 # on its source with action drop): a UDP sink reading 1000-byte datagrams
 # one syscall each falls behind on UML's one CPU and loses them in its
-# socket buffer (10-60 % in a first run), which is not the network's loss.
+# socket buffer, which is not the network's loss.
 # rx I: the datagrams from hI counted so far (GSO packets count their
 # segments); the filter for hI has prio I
 rx()
@@ -70,10 +70,8 @@ rate_of()
 # FAST_AF_STATIC=udp: the static flows are greedy UDP (udp_send -g, 1400-byte
 # datagrams, GSO), open-loop sources as the paper's, counted at r's ingress
 # like the bursty one; tcp (default): iperf3, whose own congestion control
-# (tail drops) and CPU appetite are part of the result.  The udp variant's
-# one UML run was not usable (the static flows fell from 463 Mbit/s in
-# total to 0-29 each once the bursty flow started, both modes; not triaged:
-# EXPERIMENTS.md, section 5)
+# (tail drops) and CPU appetite are part of the result.  The udp variant
+# gives no usable result under UML (EXPERIMENTS.md, section 5).
 STATIC=${FAST_AF_STATIC:-tcp}
 nl=$(wc -w <<< "$LOADS")
 nm=$(wc -w <<< "$MODES")
@@ -125,8 +123,8 @@ for load in $LOADS; do
 		if [ "$STATIC" = udp ]; then for i in 1 2 3; do s2[i]=$(rx_at "$i"); done; fi
 		sleep "$START"
 		# nice -15: on UML's one CPU the TCP senders would delay its
-		# wake-ups, and a late udp_send does not catch up (a first run
-		# offered 28-34 of 50 Mbit/s and 64-66 of 300)
+		# wake-ups, and a late udp_send does not catch up (it would
+		# offer less than its load)
 		nsbg h4 nice -n -15 "$AF_SEND" -d "$QCN_NET.100" -p 9000 -s 1000 -k 10 -g -r "$load" \
 			-t $((DUR - START - 1)) > "$tmp/sent"
 		sleep $((T1 - START))

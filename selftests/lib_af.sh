@@ -5,24 +5,20 @@
 # point with AF-QCN, UDP blasters and a per-source byte counter on r.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# The port is slower than what the emulated senders can offer (see
-# qcn-facts: two UDP senders deliver 30-80 Mb/s through the bridge), and
-# the RP is scaled to it: R_AI / R_HAI small against 30 Mb/s as the
-# standard's 5 / 50 Mb/s are against 10 Gb/s.  The RP timer is 1 s: at
-# 10 Gb/s the byte counter (150 KB, ~0.5 ms at 2.5 Gb/s) drives the
-# increases, so they scale with a flow's rate like the CNMs it gets; at
-# 30 Mb/s a 150 ms timer fires every ~40 frames of a 3 Mb/s flow, the
-# increases become rate-independent, and the light flows end above their
-# share whatever Fb_AF says (tools/qcn-sim: weight 1 at 15 % with 150 ms,
-# 10 % with 1 s; in the guest 13-16 % with 150 ms, 10.3-11.9 % with
-# 600 ms, 10.0-10.2 % with 1 s).
+# The port is slower than what the emulated senders can offer, and the RP
+# is scaled to it: R_AI / R_HAI small against 30 Mb/s as the standard's
+# 5 / 50 Mb/s are against 10 Gb/s.  The RP timer is 1 s: at 10 Gb/s the
+# byte counter (150 KB) drives the increases, so they scale with a flow's
+# rate like the CNMs it gets; at 30 Mb/s a 150 ms timer fires every ~40
+# frames of a 3 Mb/s flow, the increases become rate-independent, and the
+# light flows end above their share whatever Fb_AF says.
 AF_PORT_RATE=${AF_PORT_RATE:-30mbit}
 AF_CP=${AF_CP:-"limit 150kb qeq 26kb rate $AF_PORT_RATE"}
 AF_RP_TIMER=${AF_RP_TIMER:-1s}	# time-reset (af_weights: 2 s)
 AF_RP=${AF_RP:-"maxrate 50mbit ai-rate 200kbit hai-rate 2mbit time-reset $AF_RP_TIMER min-rate 500kbit"}
 # Ts 10 ms (1 ms at 30 Mb/s is 2.7 frames), active_thresh scaled likewise;
 # alpha 0.25, the paper's upper bound for stability (0.125 leaves the
-# weight-1 class at ~14 % in the noisier emulated loop)
+# weight-1 class above its share in the noisier emulated loop)
 AF_ON=${AF_ON:-"af on alpha 0.25 beta 0.125 ts 10ms active 2kb"}
 AF_SINK=$QCN_TOP/selftests/udp_sink
 AF_SEND=$QCN_TOP/selftests/udp_send

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Helpers for the native-speed selftests (fast_*.sh): they need kernel code
 # running at native speed (User-Mode Linux: scripts/uml-run, or a real
@@ -69,8 +70,7 @@ qs_col()
 # mean is the kernel's time average over the CSV's window (the backlog_ns
 # and stamp_ns columns: exact, on the kernel's clock); the percentiles come
 # from the samples.  A poller's samples are biased low on a busy one-CPU
-# machine: it runs when the stack is idle, i.e. when bursts have drained
-# (UML, 1 Gbit/s, 8 TCP flows: sampled mean 2.7 KB, time average 9.7 KB).
+# machine: it runs when the stack is idle, i.e. when bursts have drained.
 # Older modules without the integral: the samples' mean.
 fast_queue_stats()
 {
@@ -124,12 +124,11 @@ fast_series()
 
 # fast_mtu MTU: every link of the star (tb_star) at MTU.  The native-speed
 # tests run jumbo frames of 4000 bytes (FAST_MTU; RoCE's 4096-byte class,
-# and DCB fabrics commonly run jumbo frames): UML handles frames on one
-# CPU, ~0.35-0.6 Gbit/s of 1500-byte frames but ~1.3 Gbit/s of 4000-byte
-# ones, so that the 500 Mbit/s and 1 Gbit/s ports, not the CPU, are the
-# bottleneck.  tools/qcn-sim with the standard's parameters: 4014-byte
-# frames hold the queue at 21-31 KB with ~100 % utilization, as 1514-byte
-# ones do (26-34 KB); 9014-byte ones do worse (95 % with 8 flows at 1G).
+# and DCB fabrics commonly run jumbo frames): UML carries ~1.3 Gbit/s of
+# them on one CPU, far fewer 1500-byte ones, so that the 500 Mbit/s and
+# 1 Gbit/s ports, not the CPU, are the bottleneck.  With the standard's
+# parameters 4000-byte frames hold the queue as 1500-byte ones do
+# (tools/qcn-sim).
 FAST_MTU=${FAST_MTU:-4000}
 fast_mtu()
 {

@@ -1,20 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tc-testing (tdc) cases run by the kernel's own tdc.py
-# (tools/testing/selftests/tc-testing of Debian's linux-source-6.1, unpacked
-# by scripts/setup) with its nsPlugin, one KTAP point per case:
-#   qcn_tdc.sh [FILE.json...]
-# Without arguments: tc-testing/qcn.json, every qcn option set and shown
-# back, every bad value rejected with the qdisc unchanged.  qcn_tdc_class.sh
-# runs tc-testing/qcn_class.json (AF-QCN classes), qcn_tdc_rp.sh
-# tc-testing/qcn_rp.json: one file each keeps every run well within the
-# runner's per-test timeout in the emulator (~1 s per case there).
-#
-# tdc.py is found in $QCN_TDC_DIR, else in the UML build cache
-# ($QCN_CACHE/uml/src-VER-PSUM/..., see scripts/uml-build).  It runs from a
-# writable copy (it writes its results and Python caches next to itself)
-# with a tdc_config_local.py that names this system's tc and ip, a netns
-# and devices of its own, and the environment tc needs to find q_qcn.so.
+# qcn_tdc.sh [FILE.json...]: tc-testing (tdc) cases run by the kernel's own
+# tdc.py with its nsPlugin, one KTAP point per case.  Without arguments:
+# tc-testing/qcn.json, every qcn option set and shown back, every bad value
+# rejected with the qdisc unchanged.  qcn_tdc_class.sh and qcn_tdc_rp.sh run
+# qcn_class.json and qcn_rp.json: one file each keeps every run well within
+# the runner's per-test timeout in the emulator.
 source "$(dirname "$0")/lib.sh"
 for f in "$@"; do	# absolute: tdc.py runs in its own folder
 	set -- "$@" "$(realpath "$f")"
@@ -27,6 +18,12 @@ qcn_require_modules
 TESTS=("$@")
 [ $# -gt 0 ] || TESTS=("$QCN_TOP/selftests/tc-testing/qcn.json")
 
+# tdc.py (tools/testing/selftests/tc-testing of Debian's linux-source-6.1)
+# is found in $QCN_TDC_DIR, else in the UML build cache scripts/setup fills
+# ($QCN_CACHE/uml/src-VER-PSUM/..., see scripts/uml-build).  It runs from a
+# writable copy (it writes its results and Python caches next to itself)
+# with a tdc_config_local.py that names this system's tc and ip, a netns
+# and devices of its own, and the environment tc needs to find q_qcn.so.
 find_tdc()
 {
 	local d

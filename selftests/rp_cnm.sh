@@ -102,9 +102,9 @@ ktap_check "options in JSON: maxrate, ai_rate, hai_rate, time_reset, byte_reset 
 # around the commands put the windows off by as much)
 # 90 Mbit/s offered, above maxrate, and a 1 MB send buffer: the limiter
 # holds ~300 ms of this flow, so it stays backlogged through the sender's
-# own stalls in the emulated guest (~100 ms seen; with the default buffer,
-# ~30 ms at the cut rate, the limiter ran dry and the first window read
-# 15-21 instead of 24.7 Mbit/s)
+# own stalls in the emulated guest (~100 ms; the default buffer holds
+# ~30 ms at the cut rate, and a limiter that runs dry reads low in the
+# first window)
 nsbg b "$SINK" 9000 50 9 "$tmp/sink.start" > "$tmp/sink"
 send -b 5000 -r 90000000 -B 1000000 -t 9
 sleep 1.5

@@ -1,13 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # N-AIMD and AP-N-AIMD, the Averaging Principle case study (Alizadeh et
-# al., eq. 14; include/qcn/qcn_ap.h) on the modules: a qcn port with
-# `feedback signed` samples 1 in fb-period arrivals and sends a CNM
-# whatever the sign of Fb (qFb 0 and cnmQOffset < 0 when the queue is
-# short); qcn_rp in mode n-aimd / ap-n-aimd rebuilds Fb from the CNM,
-# installs limiters on Fb < 0 and raises them on Fb >= 0; ap-n-aimd takes
-# averaging steps.  Two blasting UDP senders into a 30 Mbit/s port: with
-# either mode the queue stays well below the plain queue of the same run.
+# al., eq. 14; include/qcn/qcn_ap.h) on the modules: qcn_rp in mode n-aimd
+# / ap-n-aimd acts on the CNMs of a qcn port with `feedback signed`, and
+# ap-n-aimd takes averaging steps.  Two blasting UDP senders into a
+# 30 Mbit/s port: with either mode the queue stays well below the plain
+# queue of the same run, goodput stays up, drops stay rare.
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
@@ -20,6 +18,10 @@ ktap_plan 20
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
+# The port samples 1 in fb-period arrivals and sends a CNM whatever the
+# sign of Fb (qFb 0 and cnmQOffset < 0 when the queue is short); qcn_rp
+# rebuilds Fb from the CNM, installs limiters on Fb < 0 and raises them on
+# Fb >= 0.
 # eq. 14's gains are the paper's (10 Gb/s, 1500-byte units); R_u, the
 # additive step, scaled to the 30 Mbit/s port as R_AI is in rp_dumbbell
 # (G_i R_u Fb' = 53 kbit/s per packet of Fb instead of 533)
@@ -92,6 +94,7 @@ ktap_check "ap-n-aimd takes averaging steps ($steps)" test "$steps" -gt 0
 for i in 1 2; do nsx h$i tc qdisc del dev eth0 root; done
 phase plain
 
+# shellcheck disable=SC2154 # mq, mn, ...: set by the eval below; plain_*: by phase
 for m in naimd ap; do
 	eval "mq=\$${m}_q mn=\$${m}_n md=\$${m}_drops mp=\$${m}_pkts mr=\$${m}_rate"
 	# sampled every 20 ms for 7 s (~350); few means qcnstat was starved

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# KTAP tests for tools/qcn-rp-trace with hand-checked numbers.
+# KTAP tests for tools/qcn-rp-trace: scripts of CNMs and timer expiries,
+# each trace compared line for line with numbers worked out by hand from
+# the defaults and rules below.
+#
 # Defaults: line 10 Gb/s (G = 10^9), Gd = 1/128, R_AI 5 Mb/s, R_HAI 50 Mb/s,
 # BC 150000 B, T 15 ms, threshold 5, min dec 50 %, min rate 5 Mb/s.
 # Rules (include/qcn/qcn_rp.h): CNM: TR <- CR and the byte counter reloads
