@@ -367,6 +367,11 @@ tb_port()
 # $QCN_NET.100), switch namespace sw with bridge br0; sw-pI faces hI and
 # sw-pr faces r (the congestion point port).  MACs are fixed:
 # hI 02:00:00:00:00:0I, r 02:00:00:00:00:64.
+#
+#	h1 --- sw-p1 -+
+#	h2 --- sw-p2 -+- [sw: br0] - sw-pr (CP) --- r
+#	..            |
+#	hN --- sw-pN -+
 tb_star()
 {
 	local n=$1 i
@@ -430,6 +435,10 @@ tb_learn()
 # congestion points).  h1, h2 on sw1; h3 and r1 (.101) on sw2; r2 (.102)
 # on sw3.  Flows: h1 -> r2 crosses both links, h2 -> r1 link 1 only,
 # h3 -> r2 link 2 only.
+#
+#	h1 -+                      h3 -+
+#	h2 -+- [sw1] - sw1-up (CP) -+- [sw2] - sw2-up (CP) -- [sw3] -- r2
+#	                           r1 -+
 tb_parking()
 {
 	tb_switch sw1 && tb_switch sw2 && tb_switch sw3 || return 1
@@ -447,6 +456,10 @@ tb_parking()
 # (.101, the victim's destination, uncongested) and sw-rb to rb (.102,
 # the hotspot, shared by h2..hK).  Linux bridges have no PFC: the hot
 # output drops instead of pausing the input (see EXPERIMENTS.md).
+#
+#	h1 -+                          +- sw-ra --- ra
+#	h2 -+- [in] - in-up --- sw-in -+- [sw]
+#	               h3..hK ---------+- sw-rb --- rb (hotspot)
 tb_hotspot()
 {
 	local k=$1 i
@@ -465,6 +478,11 @@ tb_hotspot()
 # r1..rM (.101..) on tor2; tor1-up and tor2-up to the spine (ports
 # spine-t1, spine-t2).  Congestion points: spine-t2 (the spine's port to
 # tor2) and tor2-rJ (the last hop).
+#
+#	             spine-t1 - [spine] - spine-t2 (CP)
+#	                |                    |
+#	             tor1-up              tor2-up
+#	h1..hN --- [tor1]                 [tor2] - tor2-rJ (CP) --- r1..rM
 tb_two_tier()
 {
 	local n=$1 m=$2 i
