@@ -104,7 +104,7 @@ for m in naimd ap; do
 		"$m holds the queue well below plain (mean $mq < $plain_q / 2, $mn samples)"
 	ktap_bound "${m}_goodput_pct_of_plain" "$(ref_pct "$mr" "$plain_rate")" '>=' 60 \
 		"$m keeps goodput ($mr >= 60 % of $plain_rate kbit/s)"
-	ktap_bound "${m}_drops_pct" "$(share_pct "$md" "$mp")" '<=' 1 "$m: drops <= 1 % ($md of $mp)"
+	ktap_bound "${m}_drop_share_pct" "$(share_pct "$md" $((md + mp)))" '<=' 1 "$m: drops <= 1 % of the arrivals ($md dropped, $mp sent)"
 done
 rm -rf "$tmp"
 tb_cleanup
