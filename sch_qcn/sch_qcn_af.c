@@ -11,8 +11,9 @@
  *    [maxrate 10mbit]`, flat under the qdisc, kept in a Qdisc_class_hash;
  *  - classification as htb does it: skb->priority naming a class of this
  *    qdisc, then the tc filters attached to the qdisc; traffic no class
- *    claims is tracked per flow in QCN_AF_BUCKETS hashed buckets of weight
- *    1 (the paper's per-flow mode; flows sharing a bucket share a weight);
+ *    claims is tracked per flow in SCH_QCN_AF_BUCKETS hashed buckets of
+ *    weight 1 (the paper's per-flow mode; flows sharing a bucket share a
+ *    weight);
  *  - per packet: one counter increment (M_i-new of eq. 5);
  *  - every Ts a soft hrtimer takes the root qdisc lock (as the sch_pie and
  *    sch_dualpi2 timers do) and runs qcn_af_update() over the classes and
@@ -41,11 +42,11 @@
 #include <qcn/qcn_af.h>
 #include "sch_qcn_af.h"
 
-#define QCN_AF_BUCKETS		1024	/* per-flow table (unclassified) */
-#define QCN_AF_MAX_CLASSES	4096	/* tc classes per qdisc */
-#define QCN_AF_MAX_WEIGHT	TC_QCN_CLASS_MAX_WEIGHT
+#define SCH_QCN_AF_BUCKETS	1024	/* per-flow table (unclassified) */
+#define SCH_QCN_AF_MAX_CLASSES	4096	/* tc classes per qdisc */
+#define SCH_QCN_AF_MAX_WEIGHT	TC_QCN_CLASS_MAX_WEIGHT
 
-struct qcn_af_cl {
+struct sch_qcn_af_class {
 	struct Qdisc_class_common common;
 	struct qcn_af_class core;	/* weight, Max_i, M_i, Mfair_i, Fb_AF */
 	u64 maxrate;			/* bytes/s as configured, 0 = none */
@@ -54,7 +55,7 @@ struct qcn_af_cl {
 	unsigned int filters;		/* filters bound to this class */
 };
 
-struct qcn_af {
+struct sch_qcn_af {
 	struct Qdisc *sch;
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
@@ -76,44 +77,47 @@ struct qcn_af {
 
 /* ------------------------------------------------------------ helpers */
 
-bool qcn_af_enabled(const struct qcn_af *af)
+bool sch_qcn_af_enabled(const struct sch_qcn_af *af)
 {
 	return af && READ_ONCE(af->enabled);
 }
 
-u32 qcn_af_tracked(const struct qcn_af *af)
+u32 sch_qcn_af_tracked(const struct sch_qcn_af *af)
 {
 	return af ? READ_ONCE(af->nclasses) + READ_ONCE(af->nlive) : 0;
 }
 
-static struct qcn_af_cl *qcn_af_find_cl(const struct qcn_af *af, u32 classid)
+static struct sch_qcn_af_class *
+__sch_qcn_af_class_find(const struct sch_qcn_af *af, u32 classid)
 {
 	struct Qdisc_class_common *c;
 
 	c = qdisc_class_find(&af->clhash, classid);
-	return c ? container_of(c, struct qcn_af_cl, common) : NULL;
+	return c ? container_of(c, struct sch_qcn_af_class, common) : NULL;
 }
 
 /* handle: a classid of this qdisc (major != 0), or bucket + 1 (major 0) */
-static struct qcn_af_class *qcn_af_lookup(struct qcn_af *af, u32 handle,
-					  struct qcn_af_cl **clp)
+static struct qcn_af_class *sch_qcn_af_lookup(struct sch_qcn_af *af,
+					      u32 handle,
+					      struct sch_qcn_af_class **clp)
 {
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 
 	*clp = NULL;
 	if (!handle)
 		return NULL;
 	if (!TC_H_MAJ(handle)) {
-		if (handle > QCN_AF_BUCKETS)
+		if (handle > SCH_QCN_AF_BUCKETS)
 			return NULL;
 		return &af->buckets[handle - 1];
 	}
-	cl = qcn_af_find_cl(af, handle);
+	cl = __sch_qcn_af_class_find(af, handle);
 	*clp = cl;
 	return cl ? &cl->core : NULL;
 }
 
-static void qcn_af_set_cap(struct qcn_af *af, struct qcn_af_cl *cl)
+static void sch_qcn_af_set_cap(struct sch_qcn_af *af,
+			       struct sch_qcn_af_class *cl)
 {
 	cl->core.max_bytes_ts = cl->maxrate ?
 		max_t(u64, 1, qcn_af_rate_to_ts(cl->maxrate, af->p.ts_ns)) : 0;
@@ -127,16 +131,17 @@ static void qcn_af_set_cap(struct qcn_af *af, struct qcn_af_cl *cl)
  * bucket) or an ERR_PTR when a filter action consumed or dropped the skb
  * (*verdict set).
  */
-static struct qcn_af_cl *qcn_af_classify(struct qcn_af *af, struct sk_buff *skb,
-					 int *verdict)
+static struct sch_qcn_af_class *sch_qcn_af_classify(struct sch_qcn_af *af,
+						    struct sk_buff *skb,
+						    int *verdict)
 {
 	struct tcf_result res;
 	struct tcf_proto *fl;
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	int result;
 
 	if (TC_H_MAJ(skb->priority) == af->sch->handle) {
-		cl = qcn_af_find_cl(af, skb->priority);
+		cl = __sch_qcn_af_class_find(af, skb->priority);
 		if (cl)
 			return cl;
 	}
@@ -158,19 +163,19 @@ static struct qcn_af_cl *qcn_af_classify(struct qcn_af *af, struct sk_buff *skb,
 		return ERR_PTR(-EINPROGRESS);
 	}
 #endif
-	cl = (struct qcn_af_cl *)res.class;
+	cl = (struct sch_qcn_af_class *)res.class;
 	if (!cl) {
 		if (TC_H_MAJ(res.classid) != af->sch->handle &&
 		    TC_H_MAJ(res.classid))
 			return NULL;
-		cl = qcn_af_find_cl(af, res.classid);
+		cl = __sch_qcn_af_class_find(af, res.classid);
 	}
 	return cl;
 }
 
-int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
+int sch_qcn_af_enqueue(struct sch_qcn_af *af, struct sk_buff *skb, u32 *handle)
 {
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	int verdict = 0;
 	u32 b;
 
@@ -178,7 +183,7 @@ int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
 	if (!af || !READ_ONCE(af->enabled))
 		return 0;
 
-	cl = qcn_af_classify(af, skb, &verdict);
+	cl = sch_qcn_af_classify(af, skb, &verdict);
 	if (IS_ERR(cl))
 		return verdict;
 	if (cl) {
@@ -187,7 +192,7 @@ int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
 		*handle = cl->common.classid;
 		return 0;
 	}
-	b = reciprocal_scale(skb_get_hash(skb), QCN_AF_BUCKETS);
+	b = reciprocal_scale(skb_get_hash(skb), SCH_QCN_AF_BUCKETS);
 	qcn_af_account(&af->buckets[b], qdisc_pkt_len(skb));
 	if (!__test_and_set_bit(b, af->live))
 		WRITE_ONCE(af->nlive, af->nlive + 1);
@@ -196,16 +201,17 @@ int qcn_af_enqueue(struct qcn_af *af, struct sk_buff *skb, u32 *handle)
 }
 
 /* eq. (4) for the culprit's class; Fb_QCN clamped or signed (af-fb) */
-u8 qcn_af_feedback(struct qcn_af *af, u32 handle,
-		   const struct qcn_cp_sample *s, const struct qcn_cp_params *cpp)
+u8 sch_qcn_af_feedback(struct sch_qcn_af *af, u32 handle,
+		       const struct qcn_cp_sample *s,
+		       const struct qcn_cp_params *cpp)
 {
 	u8 qfb = s->congested ? s->qfb : 0;
 	struct qcn_af_class *c;
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 
 	if (!af || !READ_ONCE(af->enabled))
 		return qfb;
-	c = qcn_af_lookup(af, handle, &cl);
+	c = sch_qcn_af_lookup(af, handle, &cl);
 	if (!c)
 		return qfb;
 	if (READ_ONCE(af->fb) == TC_QCN_AF_FB_SIGNED)
@@ -214,33 +220,33 @@ u8 qcn_af_feedback(struct qcn_af *af, u32 handle,
 	return qcn_af_combine(qfb, c->fb_af, af->p.alpha);
 }
 
-void qcn_af_cnm_sent(struct qcn_af *af, u32 handle)
+void sch_qcn_af_cnm_sent(struct sch_qcn_af *af, u32 handle)
 {
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 
-	if (af && qcn_af_lookup(af, handle, &cl) && cl)
+	if (af && sch_qcn_af_lookup(af, handle, &cl) && cl)
 		cl->cnm_sent++;
 }
 
 /* ------------------------------------------------------ the Ts update */
 
 /* Under the root lock: eqs. (5)-(8) over classes + recently used buckets. */
-static void qcn_af_run(struct qcn_af *af)
+static void sch_qcn_af_run(struct sch_qcn_af *af)
 {
 	struct qcn_af_class *c;
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	u32 n = 0, b;
 
 	for (b = 0; b < af->clhash.hashsize; b++)
 		hlist_for_each_entry(cl, &af->clhash.hash[b], common.hnode)
 			af->vec[n++] = &cl->core;
-	for_each_set_bit(b, af->live, QCN_AF_BUCKETS)
+	for_each_set_bit(b, af->live, SCH_QCN_AF_BUCKETS)
 		af->vec[n++] = &af->buckets[b];
 
 	qcn_af_update(af->vec, n, &af->p);
 
 	/* a bucket whose estimate decayed to nothing is forgotten */
-	for_each_set_bit(b, af->live, QCN_AF_BUCKETS) {
+	for_each_set_bit(b, af->live, SCH_QCN_AF_BUCKETS) {
 		c = &af->buckets[b];
 		if (!c->m && !c->arrived) {
 			__clear_bit(b, af->live);
@@ -251,9 +257,9 @@ static void qcn_af_run(struct qcn_af *af)
 	}
 }
 
-static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
+static enum hrtimer_restart sch_qcn_af_timer(struct hrtimer *timer)
 {
-	struct qcn_af *af = container_of(timer, struct qcn_af, timer);
+	struct sch_qcn_af *af = container_of(timer, struct sch_qcn_af, timer);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	spinlock_t *root_lock;		/* the qdisc tree's: AF state is under it */
 
@@ -267,7 +273,7 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 	 * on a running timer), which then owns the next period.
 	 */
 	if (af->enabled && !hrtimer_is_queued(timer)) {
-		qcn_af_run(af);
+		sch_qcn_af_run(af);
 		hrtimer_forward_now(timer, ns_to_ktime(af->p.ts_ns));
 		ret = HRTIMER_RESTART;
 	}
@@ -279,9 +285,9 @@ static enum hrtimer_restart qcn_af_timer(struct hrtimer *timer)
 /* ------------------------------------------------ qdisc-level options */
 
 /* Under sch_tree_lock; tb passed qcn_policy (every range is there). */
-void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
+void sch_qcn_af_apply(struct sch_qcn_af *af, struct nlattr **tb)
 {
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	u32 b;
 
 	if (tb[TCA_QCN_AF_ALPHA])
@@ -299,7 +305,7 @@ void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
 		for (b = 0; b < af->clhash.hashsize; b++)
 			hlist_for_each_entry(cl, &af->clhash.hash[b],
 					     common.hnode)
-				qcn_af_set_cap(af, cl);
+				sch_qcn_af_set_cap(af, cl);
 	}
 	if (tb[TCA_QCN_AF]) {
 		u8 on = nla_get_u8(tb[TCA_QCN_AF]);
@@ -312,7 +318,7 @@ void qcn_af_apply(struct qcn_af *af, struct nlattr **tb)
 	}
 }
 
-int qcn_af_dump(const struct qcn_af *af, struct sk_buff *skb)
+int sch_qcn_af_dump(const struct sch_qcn_af *af, struct sk_buff *skb)
 {
 	if (nla_put_u8(skb, TCA_QCN_AF, READ_ONCE(af->enabled)) ||
 	    nla_put_u32(skb, TCA_QCN_AF_ALPHA, READ_ONCE(af->p.alpha)) ||
@@ -326,9 +332,10 @@ int qcn_af_dump(const struct qcn_af *af, struct sk_buff *skb)
 
 /* ------------------------------------------------------ life cycle */
 
-struct qcn_af *qcn_af_create(struct Qdisc *sch, struct netlink_ext_ack *extack)
+struct sch_qcn_af *sch_qcn_af_create(struct Qdisc *sch,
+				     struct netlink_ext_ack *extack)
 {
-	struct qcn_af *af;
+	struct sch_qcn_af *af;
 	int err;
 
 	af = kzalloc(sizeof(*af), GFP_KERNEL);
@@ -338,11 +345,12 @@ struct qcn_af *qcn_af_create(struct Qdisc *sch, struct netlink_ext_ack *extack)
 	qcn_af_params_default(&af->p);
 	af->ts_us = div_u64(af->p.ts_ns, NSEC_PER_USEC);
 	hrtimer_init(&af->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	af->timer.function = qcn_af_timer;
+	af->timer.function = sch_qcn_af_timer;
 
-	af->buckets = kvcalloc(QCN_AF_BUCKETS, sizeof(*af->buckets), GFP_KERNEL);
-	af->live = bitmap_zalloc(QCN_AF_BUCKETS, GFP_KERNEL);
-	af->vec = kvcalloc(QCN_AF_MAX_CLASSES + QCN_AF_BUCKETS,
+	af->buckets = kvcalloc(SCH_QCN_AF_BUCKETS, sizeof(*af->buckets),
+			       GFP_KERNEL);
+	af->live = bitmap_zalloc(SCH_QCN_AF_BUCKETS, GFP_KERNEL);
+	af->vec = kvcalloc(SCH_QCN_AF_MAX_CLASSES + SCH_QCN_AF_BUCKETS,
 			   sizeof(*af->vec), GFP_KERNEL);
 	if (!af->buckets || !af->live || !af->vec)
 		goto free;
@@ -369,9 +377,9 @@ nomem:
 	return NULL;
 }
 
-void qcn_af_reset(struct qcn_af *af)
+void sch_qcn_af_reset(struct sch_qcn_af *af)
 {
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	u32 b;
 
 	if (!af)
@@ -384,15 +392,15 @@ void qcn_af_reset(struct qcn_af *af)
 			cl->core.fb_af = 0;
 			cl->core.active = false;
 		}
-	memset(af->buckets, 0, QCN_AF_BUCKETS * sizeof(*af->buckets));
-	bitmap_zero(af->live, QCN_AF_BUCKETS);
+	memset(af->buckets, 0, SCH_QCN_AF_BUCKETS * sizeof(*af->buckets));
+	bitmap_zero(af->live, SCH_QCN_AF_BUCKETS);
 	WRITE_ONCE(af->nlive, 0);
 }
 
-void qcn_af_destroy(struct qcn_af *af)
+void sch_qcn_af_destroy(struct sch_qcn_af *af)
 {
 	struct hlist_node *next;
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	u32 b;
 
 	if (!af)
@@ -411,26 +419,26 @@ void qcn_af_destroy(struct qcn_af *af)
 	kfree(af);
 }
 
-/* ------------------------------------------------------- class ops */
+/* ----------------------------------------------------------- classes */
 
-static struct netlink_range_validation qcn_af_weight_range = {
+static struct netlink_range_validation sch_qcn_af_weight_range = {
 	.min = 1,
-	.max = QCN_AF_MAX_WEIGHT,
+	.max = SCH_QCN_AF_MAX_WEIGHT,
 };
 
-static const struct nla_policy qcn_af_class_policy[TCA_QCN_CLASS_MAX + 1] = {
-	[TCA_QCN_CLASS_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_af_weight_range),
+static const struct nla_policy sch_qcn_af_class_policy[TCA_QCN_CLASS_MAX + 1] = {
+	[TCA_QCN_CLASS_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sch_qcn_af_weight_range),
 	[TCA_QCN_CLASS_MAXRATE]	= { .type = NLA_U64 },
 };
 
-static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
-			       struct nlattr **tca, unsigned long *arg,
-			       struct netlink_ext_ack *extack)
+int sch_qcn_af_class_change(struct sch_qcn_af *af, u32 classid, u32 parentid,
+			    struct nlattr **tca, unsigned long *arg,
+			    struct netlink_ext_ack *extack)
 {
-	struct qcn_af *af = qcn_sched_af(sch);
-	struct qcn_af_cl *cl = (struct qcn_af_cl *)*arg;
+	struct sch_qcn_af_class *cl = (struct sch_qcn_af_class *)*arg;
 	struct nlattr *tb[TCA_QCN_CLASS_MAX + 1] = { };
 	struct nlattr *opt = tca[TCA_OPTIONS];
+	struct Qdisc *sch = af->sch;
 	int err;
 
 	if (!cl && parentid && parentid != TC_H_ROOT && parentid != sch->handle) {
@@ -439,7 +447,7 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 	if (opt) {
 		err = nla_parse_nested(tb, TCA_QCN_CLASS_MAX, opt,
-				       qcn_af_class_policy, extack);
+				       sch_qcn_af_class_policy, extack);
 		if (err < 0)
 			return err;
 	}
@@ -456,7 +464,7 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 		if (tb[TCA_QCN_CLASS_MAXRATE]) {
 			WRITE_ONCE(cl->maxrate,
 				   nla_get_u64(tb[TCA_QCN_CLASS_MAXRATE]));
-			qcn_af_set_cap(af, cl);
+			sch_qcn_af_set_cap(af, cl);
 		}
 		sch_tree_unlock(sch);
 		return 0;
@@ -466,7 +474,7 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG(extack, "qcn class id must be <qdisc major>:<minor != 0>");
 		return -EINVAL;
 	}
-	if (af->nclasses >= QCN_AF_MAX_CLASSES) {
+	if (af->nclasses >= SCH_QCN_AF_MAX_CLASSES) {
 		NL_SET_ERR_MSG(extack, "qcn: too many classes (at most 4096)");
 		return -ENOSPC;
 	}
@@ -483,7 +491,7 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 		      nla_get_u64(tb[TCA_QCN_CLASS_MAXRATE]) : 0;
 
 	sch_tree_lock(sch);
-	qcn_af_set_cap(af, cl);
+	sch_qcn_af_set_cap(af, cl);
 	qdisc_class_hash_insert(&af->clhash, &cl->common);
 	WRITE_ONCE(af->nclasses, af->nclasses + 1);
 	sch_tree_unlock(sch);
@@ -493,66 +501,59 @@ static int qcn_af_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	return 0;
 }
 
-static int qcn_af_class_delete(struct Qdisc *sch, unsigned long arg,
-			       struct netlink_ext_ack *extack)
+int sch_qcn_af_class_delete(struct sch_qcn_af *af, unsigned long arg,
+			    struct netlink_ext_ack *extack)
 {
-	struct qcn_af *af = qcn_sched_af(sch);
-	struct qcn_af_cl *cl = (struct qcn_af_cl *)arg;
+	struct sch_qcn_af_class *cl = (struct sch_qcn_af_class *)arg;
 
 	if (cl->filters) {
 		NL_SET_ERR_MSG(extack, "qcn class is in use by filters");
 		return -EBUSY;
 	}
-	sch_tree_lock(sch);
+	sch_tree_lock(af->sch);
 	qdisc_class_hash_remove(&af->clhash, &cl->common);
 	WRITE_ONCE(af->nclasses, af->nclasses - 1);
-	sch_tree_unlock(sch);
+	sch_tree_unlock(af->sch);
 	kfree(cl);
 	return 0;
 }
 
-static struct Qdisc *qcn_af_leaf(struct Qdisc *sch, unsigned long arg)
+unsigned long sch_qcn_af_class_find(struct sch_qcn_af *af, u32 classid)
 {
-	return NULL;	/* classes schedule nothing: they weigh feedback */
+	return (unsigned long)__sch_qcn_af_class_find(af, classid);
 }
 
-static unsigned long qcn_af_find(struct Qdisc *sch, u32 classid)
+unsigned long sch_qcn_af_bind_tcf(struct sch_qcn_af *af, u32 classid)
 {
-	return (unsigned long)qcn_af_find_cl(qcn_sched_af(sch), classid);
-}
-
-static unsigned long qcn_af_bind_tcf(struct Qdisc *sch, unsigned long parent,
-				     u32 classid)
-{
-	struct qcn_af_cl *cl = qcn_af_find_cl(qcn_sched_af(sch), classid);
+	struct sch_qcn_af_class *cl = __sch_qcn_af_class_find(af, classid);
 
 	if (cl)
 		cl->filters++;
 	return (unsigned long)cl;
 }
 
-static void qcn_af_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+void sch_qcn_af_unbind_tcf(unsigned long arg)
 {
-	struct qcn_af_cl *cl = (struct qcn_af_cl *)arg;
+	struct sch_qcn_af_class *cl = (struct sch_qcn_af_class *)arg;
 
 	if (cl)
 		cl->filters--;
 }
 
-static struct tcf_block *qcn_af_tcf_block(struct Qdisc *sch, unsigned long cl,
-					  struct netlink_ext_ack *extack)
+struct tcf_block *sch_qcn_af_tcf_block(struct sch_qcn_af *af, unsigned long cl,
+				       struct netlink_ext_ack *extack)
 {
 	if (cl) {
 		NL_SET_ERR_MSG(extack, "qcn filters attach to the qdisc, not to a class");
 		return NULL;
 	}
-	return qcn_sched_af(sch)->block;
+	return af->block;
 }
 
-static int qcn_af_class_dump(struct Qdisc *sch, unsigned long arg,
-			     struct sk_buff *skb, struct tcmsg *tcm)
+int sch_qcn_af_class_dump(unsigned long arg, struct sk_buff *skb,
+			  struct tcmsg *tcm)
 {
-	struct qcn_af_cl *cl = (struct qcn_af_cl *)arg;
+	struct sch_qcn_af_class *cl = (struct sch_qcn_af_class *)arg;
 	struct nlattr *nest;
 
 	tcm->tcm_parent = TC_H_ROOT;
@@ -573,16 +574,15 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-static int qcn_af_class_dump_stats(struct Qdisc *sch, unsigned long arg,
-				   struct gnet_dump *d)
+int sch_qcn_af_class_dump_stats(struct sch_qcn_af *af, unsigned long arg,
+				struct gnet_dump *d)
 {
-	struct qcn_af_cl *cl = (struct qcn_af_cl *)arg;
-	struct qcn_af *af = qcn_sched_af(sch);
+	struct sch_qcn_af_class *cl = (struct sch_qcn_af_class *)arg;
 	struct tc_qcn_class_xstats xstats = { };
 	u64 ts_ns;
 
 	/* dumps run under RTNL without the qdisc lock: a snapshot */
-	sch_tree_lock(sch);
+	sch_tree_lock(af->sch);
 	ts_ns = af->p.ts_ns;
 	xstats.weight = cl->core.weight;
 	xstats.active = cl->core.active;
@@ -592,36 +592,22 @@ static int qcn_af_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	xstats.last_fb_af = cl->core.fb_af;
 	xstats.cnm_sent = cl->cnm_sent;
 	xstats.bytes = u64_stats_read(&cl->bstats.bytes);
-	sch_tree_unlock(sch);
+	sch_tree_unlock(af->sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0)
 		return -1;
 	return gnet_stats_copy_app(d, &xstats, sizeof(xstats));
 }
 
-static void qcn_af_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+void sch_qcn_af_class_walk(struct sch_qcn_af *af, struct qdisc_walker *arg)
 {
-	struct qcn_af *af = qcn_sched_af(sch);
-	struct qcn_af_cl *cl;
+	struct sch_qcn_af_class *cl;
 	u32 b;
 
 	if (arg->stop)
 		return;
 	for (b = 0; b < af->clhash.hashsize; b++)
 		hlist_for_each_entry(cl, &af->clhash.hash[b], common.hnode)
-			if (!tc_qdisc_stats_dump(sch, (unsigned long)cl, arg))
+			if (!tc_qdisc_stats_dump(af->sch, (unsigned long)cl, arg))
 				return;
 }
-
-const struct Qdisc_class_ops qcn_af_class_ops = {
-	.leaf		= qcn_af_leaf,
-	.find		= qcn_af_find,
-	.change		= qcn_af_class_change,
-	.delete		= qcn_af_class_delete,
-	.walk		= qcn_af_class_walk,
-	.tcf_block	= qcn_af_tcf_block,
-	.bind_tcf	= qcn_af_bind_tcf,
-	.unbind_tcf	= qcn_af_unbind_tcf,
-	.dump		= qcn_af_class_dump,
-	.dump_stats	= qcn_af_class_dump_stats,
-};

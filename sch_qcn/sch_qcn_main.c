@@ -117,7 +117,7 @@
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
-	u32	af_handle;	/* from qcn_af_enqueue() */
+	u32	af_handle;	/* from sch_qcn_af_enqueue() */
 	u32	off;		/* indexed: the flow's byte count at enqueue */
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
@@ -200,7 +200,7 @@ struct qcn_sched_data {
 	struct Qdisc	*sch;
 	struct qcn_net	*qn;		/* this netns' path-congestion index */
 	bool		pci_user;	/* counted in qn->pci_users */
-	struct qcn_af	*af;
+	struct sch_qcn_af *af;
 	struct qdisc_watchdog watchdog;
 	struct hrtimer	ka_timer;
 
@@ -212,13 +212,6 @@ struct qcn_sched_data {
 
 	struct tc_qcn_xstats stats;	/* CNM counters also under cnm_lock */
 };
-
-struct qcn_af *qcn_sched_af(struct Qdisc *sch)
-{
-	struct qcn_sched_data *q = qdisc_priv(sch);
-
-	return q->af;
-}
 
 static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
 {
@@ -730,7 +723,7 @@ static void qcn_cnm_tasklet(struct tasklet_struct *t)
 /*
  * A sampling instant (arrival NULL: keep-alive).  Under the qdisc lock.
  * Standard feedback sends a CNM for Fb < 0 only (AF-QCN may turn it into
- * a CNM of its own, qcn_af_feedback()); signed feedback (N-AIMD,
+ * a CNM of its own, sch_qcn_af_feedback()); signed feedback (N-AIMD,
  * include/qcn/qcn_ap.h) sends one whatever the sign, qFb 0 for Fb >= 0.
  */
 static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
@@ -752,7 +745,7 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	q->stats.last_qfb = s->qfb;
 
 	qfb = s->congested ? s->qfb : 0;
-	if (!qfb && !sgn && !qcn_af_enabled(q->af))
+	if (!qfb && !sgn && !sch_qcn_af_enabled(q->af))
 		return;
 
 	culprit = qcn_culprit(sch, &mode, arrival);
@@ -763,7 +756,7 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	}
 	handle = qcn_cb(culprit)->af_handle;
 	if (!sgn) {
-		qfb = qcn_af_feedback(q->af, handle, s, &q->cp_params);
+		qfb = sch_qcn_af_feedback(q->af, handle, s, &q->cp_params);
 		if (!qfb)
 			return;
 	}
@@ -774,7 +767,7 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 	req.mode = mode;
 	req.positive = !s->congested;
 	if (qcn_cnm_queue(q, &req))
-		qcn_af_cnm_sent(q->af, handle);
+		sch_qcn_af_cnm_sent(q->af, handle);
 }
 
 static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
@@ -903,7 +896,7 @@ static int qcn_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	int ret;
 
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
-	ret = qcn_af_enqueue(q->af, skb, &handle);
+	ret = sch_qcn_af_enqueue(q->af, skb, &handle);
 	if (ret) {
 		if (ret & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
@@ -982,7 +975,7 @@ static void qcn_reset(struct Qdisc *sch)
 	q->cnm_tail = q->cnm_head;	/* plain data: nothing to free */
 	spin_unlock_bh(&q->cnm_lock);
 	if (q->af)
-		qcn_af_reset(q->af);
+		sch_qcn_af_reset(q->af);
 }
 
 static struct netlink_range_validation qcn_limit_range = {
@@ -1020,7 +1013,7 @@ static struct netlink_range_validation qcn_frac_range = {
 };
 
 static struct netlink_range_validation qcn_af_ts_range = {
-	.min = QCN_AF_MIN_TS_US, .max = QCN_AF_MAX_TS_US,
+	.min = SCH_QCN_AF_MIN_TS_US, .max = SCH_QCN_AF_MAX_TS_US,
 };
 
 static struct netlink_range_validation qcn_af_active_range = {
@@ -1082,7 +1075,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		p.interval = nla_get_u32(tb[TCA_QCN_INTERVAL]);
 	feedback = tb[TCA_QCN_FEEDBACK] ? nla_get_u8(tb[TCA_QCN_FEEDBACK]) :
 					  q->feedback;
-	af = tb[TCA_QCN_AF] ? nla_get_u8(tb[TCA_QCN_AF]) : qcn_af_enabled(q->af);
+	af = tb[TCA_QCN_AF] ? nla_get_u8(tb[TCA_QCN_AF]) :
+			      sch_qcn_af_enabled(q->af);
 	if (feedback == TC_QCN_FEEDBACK_SIGNED && af) {
 		NL_SET_ERR_MSG(extack,
 			       "qcn: feedback signed (N-AIMD) does not combine with AF-QCN");
@@ -1119,7 +1113,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	    (indexed && !was_two && q->sample == TC_QCN_SAMPLE_TWO))
 		qcn_resort(q, sched, indexed);
 	if (q->af)
-		qcn_af_apply(q->af, tb);
+		sch_qcn_af_apply(q->af, tb);
 
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	while (sch->qstats.backlog > q->limit ||
@@ -1153,7 +1147,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	qdisc_watchdog_init(&q->watchdog, sch);
 	INIT_LIST_HEAD(&q->active);
 
-	q->af = qcn_af_create(sch, extack);
+	q->af = sch_qcn_af_create(sch, extack);
 	if (!q->af)
 		return -ENOMEM;
 	q->flows = kvcalloc(QCN_FLOWS, sizeof(*q->flows), GFP_KERNEL);
@@ -1199,7 +1193,7 @@ static void qcn_destroy(struct Qdisc *sch)
 	kvfree(q->flows);
 	kvfree(q->index);
 	if (q->af)
-		qcn_af_destroy(q->af);
+		sch_qcn_af_destroy(q->af);
 }
 
 static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -1224,7 +1218,7 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_QCN_FEEDBACK, READ_ONCE(q->feedback)) ||
 	    nla_put_u32(skb, TCA_QCN_FB_PERIOD, READ_ONCE(q->fb_period)))
 		goto nla_put_failure;
-	if (q->af && qcn_af_dump(q->af, skb))
+	if (q->af && sch_qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1252,16 +1246,97 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.qold = q->cp.qold;
 	st.flows = q->nr_active;
 	st.memory_usage = q->memory_usage;
-	st.af_classes = q->af ? qcn_af_tracked(q->af) : 0;
+	st.af_classes = q->af ? sch_qcn_af_tracked(q->af) : 0;
 	st.stamp_ns = q->bl_stamp;
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
+/* ------------------------------------------------- classes (AF-QCN) */
+
+/* The class ops hand the AF state to sch_qcn_af.c, which owns the classes. */
+static struct sch_qcn_af *qcn_sched_af(struct Qdisc *sch)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+
+	return q->af;
+}
+
+static struct Qdisc *qcn_class_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;	/* classes schedule nothing: they weigh feedback */
+}
+
+static unsigned long qcn_class_find(struct Qdisc *sch, u32 classid)
+{
+	return sch_qcn_af_class_find(qcn_sched_af(sch), classid);
+}
+
+static int qcn_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
+			    struct nlattr **tca, unsigned long *arg,
+			    struct netlink_ext_ack *extack)
+{
+	return sch_qcn_af_class_change(qcn_sched_af(sch), classid, parentid,
+				       tca, arg, extack);
+}
+
+static int qcn_class_delete(struct Qdisc *sch, unsigned long arg,
+			    struct netlink_ext_ack *extack)
+{
+	return sch_qcn_af_class_delete(qcn_sched_af(sch), arg, extack);
+}
+
+static void qcn_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	sch_qcn_af_class_walk(qcn_sched_af(sch), arg);
+}
+
+static struct tcf_block *qcn_tcf_block(struct Qdisc *sch, unsigned long cl,
+				       struct netlink_ext_ack *extack)
+{
+	return sch_qcn_af_tcf_block(qcn_sched_af(sch), cl, extack);
+}
+
+static unsigned long qcn_bind_tcf(struct Qdisc *sch, unsigned long parent,
+				  u32 classid)
+{
+	return sch_qcn_af_bind_tcf(qcn_sched_af(sch), classid);
+}
+
+static void qcn_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+	sch_qcn_af_unbind_tcf(arg);
+}
+
+static int qcn_class_dump(struct Qdisc *sch, unsigned long arg,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	return sch_qcn_af_class_dump(arg, skb, tcm);
+}
+
+static int qcn_class_dump_stats(struct Qdisc *sch, unsigned long arg,
+				struct gnet_dump *d)
+{
+	return sch_qcn_af_class_dump_stats(qcn_sched_af(sch), arg, d);
+}
+
+static const struct Qdisc_class_ops qcn_class_ops = {
+	.leaf		= qcn_class_leaf,
+	.find		= qcn_class_find,
+	.change		= qcn_class_change,
+	.delete		= qcn_class_delete,
+	.walk		= qcn_class_walk,
+	.tcf_block	= qcn_tcf_block,
+	.bind_tcf	= qcn_bind_tcf,
+	.unbind_tcf	= qcn_unbind_tcf,
+	.dump		= qcn_class_dump,
+	.dump_stats	= qcn_class_dump_stats,
+};
+
 static struct Qdisc_ops qcn_qdisc_ops __read_mostly = {
 	.id		= "qcn",
 	.priv_size	= sizeof(struct qcn_sched_data),
-	.cl_ops		= &qcn_af_class_ops,
+	.cl_ops		= &qcn_class_ops,
 	.enqueue	= qcn_enqueue,
 	.dequeue	= qcn_dequeue,
 	.peek		= qdisc_peek_dequeued,
