@@ -825,331 +825,499 @@ static int parse_path(const char *s, u8 *path)
 	return n;
 }
 
-int main(int argc, char **argv)
-{
-	enum { O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_W, O_INTERVAL, O_AF,
-	       O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
-	       O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
-	       O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
-	       O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
-	       O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW };
-	static const struct option opts[] = {
-		{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
-		{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
-		{ "time", 1, NULL, 't' }, { "step", 1, NULL, 'i' },
-		{ "from", 1, NULL, 'f' }, { "start", 1, NULL, O_START },
-		{ "seed", 1, NULL, O_SEED },
-		{ "limit", 1, NULL, O_LIMIT }, { "qeq", 1, NULL, O_QEQ },
-		{ "w", 1, NULL, O_W }, { "interval", 1, NULL, O_INTERVAL },
-		{ "af", 0, NULL, O_AF }, { "alpha", 1, NULL, O_ALPHA },
-		{ "beta", 1, NULL, O_BETA }, { "ts", 1, NULL, O_TS },
-		{ "active", 1, NULL, O_ACTIVE }, { "weights", 1, NULL, O_WEIGHTS },
-		{ "caps", 1, NULL, O_CAPS }, { "caps-at", 1, NULL, O_CAPSAT },
-		{ "maxrate", 1, NULL, 's' }, { "gd", 1, NULL, O_GD },
-		{ "ai-rate", 1, NULL, O_AIR }, { "hai-rate", 1, NULL, O_HAIR },
-		{ "byte-reset", 1, NULL, O_BR }, { "time-reset", 1, NULL, O_TR },
-		{ "threshold", 1, NULL, O_THR }, { "min-rate", 1, NULL, O_MINR },
-		{ "min-dec", 1, NULL, O_MINDEC }, { "mode", 1, NULL, O_MODE },
-		{ "qcnt-period", 1, NULL, O_QCNT }, { "jitter", 1, NULL, O_JIT },
-		{ "no-jitter", 0, NULL, O_NOJIT },
-		{ "aimd-gi", 1, NULL, O_GI }, { "aimd-ru", 1, NULL, O_RU },
-		{ "aimd-gd", 1, NULL, O_AGD }, { "fb-unit", 1, NULL, O_FBU },
-		{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
-		{ "paths", 1, NULL, O_PATHS }, { "sched", 1, NULL, O_SCHED },
-		{ "sample", 1, NULL, O_SAMPLE },
-		{ "onoff", 1, NULL, O_ONOFF }, { "arrivals", 1, NULL, O_ARR },
-		{ "arrive-on", 1, NULL, O_ARRON }, { "conns", 1, NULL, O_CONNS },
-		{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
-		{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
-		{ "af-fb", 1, NULL, O_AFFB }, { "slow-start", 1, NULL, O_SLOW },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
-	};
-	u64 links[MAX_PORTS] = { 10000000000ULL }, src_rate = 0, rtt = 50000, pkt = 1000;
-	u64 dur = 6000000000ULL, step = 10000000, from = ~0ULL, caps_at = 0;
-	u64 starts[MAX_FLOWS] = { 0 }, weights[MAX_FLOWS], caps[MAX_FLOWS] = { 0 };
-	u64 limit = 150000, seed = 1, slow_rate = 0, slow_for = 0;
-	int nweights = 0, ncaps = 0, nstarts = 0, npaths = 0, c, i, li, k;
-	int sched = SCHED_FIFO, sample = SAMPLE_ARRIVAL;
-	char *paths = NULL;
-	bool af_on = false, min_rate_set = false, naimd = false, ap = false;
-	u64 fb_unit = 0, ap_pkts = 0, period = QCN_AP_DEF_PERIOD;
+/* getopt_long()'s values for the options without a short form */
+enum {
+	O_START = 256, O_SEED, O_QEQ, O_LIMIT, O_W, O_INTERVAL, O_AF,
+	O_ALPHA, O_BETA, O_TS, O_ACTIVE, O_WEIGHTS, O_CAPS, O_CAPSAT,
+	O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
+	O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
+	O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
+	O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW
+};
+
+static const struct option opts[] = {
+	{ "flows", 1, NULL, 'n' }, { "link", 1, NULL, 'l' },
+	{ "rtt", 1, NULL, 'r' }, { "pkt", 1, NULL, 'p' },
+	{ "time", 1, NULL, 't' }, { "step", 1, NULL, 'i' },
+	{ "from", 1, NULL, 'f' }, { "start", 1, NULL, O_START },
+	{ "seed", 1, NULL, O_SEED },
+	{ "limit", 1, NULL, O_LIMIT }, { "qeq", 1, NULL, O_QEQ },
+	{ "w", 1, NULL, O_W }, { "interval", 1, NULL, O_INTERVAL },
+	{ "af", 0, NULL, O_AF }, { "alpha", 1, NULL, O_ALPHA },
+	{ "beta", 1, NULL, O_BETA }, { "ts", 1, NULL, O_TS },
+	{ "active", 1, NULL, O_ACTIVE }, { "weights", 1, NULL, O_WEIGHTS },
+	{ "caps", 1, NULL, O_CAPS }, { "caps-at", 1, NULL, O_CAPSAT },
+	{ "maxrate", 1, NULL, 's' }, { "gd", 1, NULL, O_GD },
+	{ "ai-rate", 1, NULL, O_AIR }, { "hai-rate", 1, NULL, O_HAIR },
+	{ "byte-reset", 1, NULL, O_BR }, { "time-reset", 1, NULL, O_TR },
+	{ "threshold", 1, NULL, O_THR }, { "min-rate", 1, NULL, O_MINR },
+	{ "min-dec", 1, NULL, O_MINDEC }, { "mode", 1, NULL, O_MODE },
+	{ "qcnt-period", 1, NULL, O_QCNT }, { "jitter", 1, NULL, O_JIT },
+	{ "no-jitter", 0, NULL, O_NOJIT },
+	{ "aimd-gi", 1, NULL, O_GI }, { "aimd-ru", 1, NULL, O_RU },
+	{ "aimd-gd", 1, NULL, O_AGD }, { "fb-unit", 1, NULL, O_FBU },
+	{ "sample-period", 1, NULL, O_SPER }, { "ap-pkts", 1, NULL, O_APP },
+	{ "paths", 1, NULL, O_PATHS }, { "sched", 1, NULL, O_SCHED },
+	{ "sample", 1, NULL, O_SAMPLE },
+	{ "onoff", 1, NULL, O_ONOFF }, { "arrivals", 1, NULL, O_ARR },
+	{ "arrive-on", 1, NULL, O_ARRON }, { "conns", 1, NULL, O_CONNS },
+	{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
+	{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
+	{ "af-fb", 1, NULL, O_AFFB }, { "slow-start", 1, NULL, O_SLOW },
+	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+};
+
+/*
+ * The run's parameters: the options (bytes, bit/s, ns), and after
+ * finish_options() the values that follow from them.  -n, --link and
+ * --conns go to nflows, nports and nconns, --sizes to sizes, and each
+ * flow's path and kind of source (--paths, --onoff, --arrive-on) to fl[].
+ */
+struct config {
+	u64 links[MAX_PORTS];	/* the ports' rates */
+	u64 src_rate, rtt, pkt;
+	u64 dur, step, from;
+	u64 starts[MAX_FLOWS];
+	int nstarts;
+	u64 slow_rate, slow_for;	/* --slow-start */
+	u64 seed;
+	char *paths, *onoff;	/* as given, parsed once -n and --link are known */
+	/* congestion points */
+	u64 limit;
+	int sched, sample;
+	bool af_on, af_signed;
+	u64 weights[MAX_FLOWS], caps[MAX_FLOWS], caps_at;
+	int nweights, ncaps;
+	/* reaction points; N-AIMD */
+	bool min_rate_set, naimd, ap;
+	u64 fb_unit, ap_pkts, period;
+	/* finite flows */
+	u64 arr_load, max_flows;
+	u64 arr_on[MAX_FLOWS];	/* from 1 as given, from 0 once finished */
+	int narr_on;
+	bool flow_rp_new;
+	const char *fct_path;
 	struct qcn_naimd_params nap;
 	struct qcn_cp_params cpp;
 	struct qcn_af_params afp;
 	struct qcn_rp_params rpp;
-	struct heap h = { 0 };
-	u64 qsum = 0, qn = 0, drops = 0, cnms = 0;
-	u64 ser_src;	/* ns to serialize one frame at the source */
-	u64 arr_load = 0, max_flows = 0, arr_on[MAX_FLOWS], mean_gap = 0;
-	int narr_on = 0;
-	bool flow_rp_new = true, af_signed = false;
-	const char *fct_path = NULL;
-	char *onoff = NULL;
-	u64 slow_gap = 0;	/* ns between frames at --slow-start's rate */
+};
 
-	qcn_cp_params_default(&cpp);
-	qcn_af_params_default(&afp);
+/*
+ * The options of one family of --help, each parse_*_option() false for an
+ * option not its own; opt_name names the option for die().
+ */
+static bool parse_topo_option(struct config *cfg, int opt, char *arg)
+{
+	switch (opt) {
+	case 'n': nflows = (int)parse_num(arg, 1, MAX_FLOWS); break;
+	case 'l': nports = parse_list(arg, cfg->links, MAX_PORTS, parse_rate); break;
+	case O_PATHS: cfg->paths = arg; break;
+	case 'r': cfg->rtt = parse_time(arg); break;
+	case 'p': cfg->pkt = unit(tcu_get_size, opt_name, arg, 64, 65535); break;
+	case 't': cfg->dur = parse_time(arg); break;
+	case 'i': cfg->step = parse_time(arg); break;
+	case 'f': cfg->from = parse_time(arg); break;
+	case O_START: cfg->nstarts = parse_list(arg, cfg->starts, MAX_FLOWS, parse_time); break;
+	case O_SLOW: {
+		char *comma = strchr(arg, ',');
+
+		if (!comma)
+			die(opt_name, arg);
+		*comma = 0;
+		cfg->slow_rate = unit(tcu_get_rate, opt_name, arg, 1, ALL);
+		cfg->slow_for = parse_time(comma + 1);
+		break;
+	}
+	case O_SEED: cfg->seed = parse_num(arg, 0, ALL); break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool parse_traffic_option(struct config *cfg, int opt, char *arg)
+{
+	switch (opt) {
+	case O_ONOFF: cfg->onoff = arg; break;
+	case O_ARR: cfg->arr_load = unit(tcu_get_rate, opt_name, arg, 1, ALL); break;
+	case O_ARRON:
+		cfg->narr_on = parse_list(arg, cfg->arr_on, MAX_FLOWS, parse_flow_index);
+		break;
+	case O_CONNS: nconns = (u32)parse_num(arg, 1, MAX_CONNS); break;
+	case O_SIZES: parse_sizes(arg); break;
+	case O_MAXFL: cfg->max_flows = parse_num(arg, 1, 0xfffffffe); break;
+	case O_FLOWRP:
+		if (strcmp(arg, "new") && strcmp(arg, "keep"))
+			die(opt_name, arg);
+		cfg->flow_rp_new = !strcmp(arg, "new");
+		break;
+	case O_FCT: cfg->fct_path = arg; break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool parse_cp_option(struct config *cfg, int opt, char *arg)
+{
+	struct qcn_cp_params *cpp = &cfg->cpp;
+	struct qcn_af_params *afp = &cfg->afp;
+
+	switch (opt) {
+	case O_LIMIT: cfg->limit = parse_bytes(arg); break;
+	case O_QEQ: cpp->qeq = (u32)unit(tcu_get_size, opt_name, arg, 1, 0x7fffffff); break;
+	case O_W:
+		if (tcu_get_pow2(&cpp->w_exp, arg, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX))
+			die(opt_name, arg);
+		break;
+	case O_INTERVAL:
+		cpp->interval = (u32)unit(tcu_get_size, opt_name, arg,
+					  QCN_CP_MIN_INTERVAL, 0x7fffffff);
+		break;
+	case O_SCHED:
+		if (!strcmp(arg, "fifo"))
+			cfg->sched = SCHED_FIFO;
+		else if (!strcmp(arg, "drr"))
+			cfg->sched = SCHED_DRR;
+		else
+			die(opt_name, arg);
+		break;
+	case O_SAMPLE:
+		if (!strcmp(arg, "arrival"))
+			cfg->sample = SAMPLE_ARRIVAL;
+		else if (!strcmp(arg, "occupancy"))
+			cfg->sample = SAMPLE_OCCUPANCY;
+		else if (!strcmp(arg, "two-samples"))
+			cfg->sample = SAMPLE_TWO;
+		else
+			die(opt_name, arg);
+		break;
+	case O_AF: cfg->af_on = true; break;
+	case O_ALPHA: afp->alpha = parse_frac(arg); break;
+	case O_BETA: afp->beta = parse_frac(arg); break;
+	case O_TS: afp->ts_ns = unit(tcu_get_time, opt_name, arg, 1000, 1000000000); break;
+	case O_ACTIVE:
+		afp->active_thresh = (u32)unit(tcu_get_size, opt_name, arg, 0, 0x7fffffff);
+		break;
+	case O_AFFB:
+		if (strcmp(arg, "clamp") && strcmp(arg, "signed"))
+			die(opt_name, arg);
+		cfg->af_signed = !strcmp(arg, "signed");
+		break;
+	case O_WEIGHTS:
+		cfg->nweights = parse_list(arg, cfg->weights, MAX_FLOWS, parse_weight);
+		break;
+	case O_CAPS: cfg->ncaps = parse_list(arg, cfg->caps, MAX_FLOWS, parse_rate); break;
+	case O_CAPSAT: cfg->caps_at = parse_time(arg); break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool parse_rp_option(struct config *cfg, int opt, char *arg)
+{
+	struct qcn_rp_params *rpp = &cfg->rpp;
+
+	switch (opt) {
+	case 's': cfg->src_rate = parse_rate(arg); break;
+	case O_GD: rpp->gd_shift = (u32)parse_num(arg, 0, QCN_RP_MAX_GD_SHIFT); break;
+	case O_AIR: rpp->ai_rate = parse_rate(arg); break;
+	case O_HAIR: rpp->hai_rate = parse_rate(arg); break;
+	case O_BR: rpp->byte_reset = (u32)unit(tcu_get_size, opt_name, arg, 1, 0xffffffff); break;
+	case O_TR: rpp->time_reset_ns = unit(tcu_get_time, opt_name, arg, 1000, ALL); break;
+	case O_THR: rpp->threshold = (u32)parse_num(arg, 1, 1000); break;
+	case O_MINR: rpp->min_rate = parse_rate(arg); cfg->min_rate_set = true; break;
+	case O_MINDEC: rpp->min_dec_pct = (u32)parse_num(arg, 0, 100); break;
+	case O_MODE:
+		if (!strcmp(arg, "qcn"))
+			rpp->mode = QCN_RP_MODE_QCN;
+		else if (!strcmp(arg, "qcn-t"))
+			rpp->mode = QCN_RP_MODE_QCNT;
+		else if (!strcmp(arg, "n-aimd"))
+			cfg->naimd = true, cfg->ap = false;
+		else if (!strcmp(arg, "ap-n-aimd"))
+			cfg->naimd = true, cfg->ap = true;
+		else
+			die(opt_name, arg);
+		break;
+	case O_QCNT: rpp->qcnt_period_ns = unit(tcu_get_time, opt_name, arg, 1000, ALL); break;
+	case O_JIT:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			die(opt_name, arg);
+		rpp->jitter = !strcmp(arg, "on");
+		break;
+	case O_NOJIT: rpp->jitter = false; break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool parse_naimd_option(struct config *cfg, int opt, char *arg)
+{
+	switch (opt) {
+	case O_GI: cfg->nap.gi = parse_gain(arg); break;
+	case O_RU: cfg->nap.ru = unit(tcu_get_rate, opt_name, arg, 0, 10000000000000ULL); break;
+	case O_AGD: cfg->nap.gd = parse_gain(arg); break;
+	case O_FBU: cfg->fb_unit = unit(tcu_get_size, opt_name, arg, 1, 0xffffffff); break;
+	case O_SPER: cfg->period = parse_num(arg, 1, 1000000); break;
+	case O_APP: cfg->ap_pkts = parse_num(arg, 1, 1000000); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* the defaults, then the options in their order; exits on -h or bad usage */
+static void parse_options(int argc, char **argv, struct config *cfg)
+{
+	int opt, li;
+
+	*cfg = (struct config){
+		.links = { 10000000000ULL }, .rtt = 50000, .pkt = 1000,
+		.dur = 6000000000ULL, .step = 10000000, .from = ~0ULL,
+		.seed = 1, .limit = 150000, .sched = SCHED_FIFO,
+		.sample = SAMPLE_ARRIVAL, .period = QCN_AP_DEF_PERIOD,
+		.flow_rp_new = true,
+	};
+	qcn_cp_params_default(&cfg->cpp);
+	qcn_af_params_default(&cfg->afp);
 	/* the RP's max rate is set after the options (default: the link) */
-	qcn_rp_params_default(&rpp, 0);
-	qcn_naimd_params_default(&nap, 0);
-	while ((c = getopt_long(argc, argv, "n:l:s:r:p:t:i:f:h", opts, NULL)) != -1) {
+	qcn_rp_params_default(&cfg->rpp, 0);
+	qcn_naimd_params_default(&cfg->nap, 0);
+	while ((opt = getopt_long(argc, argv, "n:l:s:r:p:t:i:f:h", opts, NULL)) != -1) {
 		static char name[32];
 
 		/* the option's long name, for messages */
-		for (li = 0; opts[li].name && opts[li].val != c; li++)
+		for (li = 0; opts[li].name && opts[li].val != opt; li++)
 			;
 		snprintf(name, sizeof(name), "--%s", opts[li].name ? opts[li].name : "?");
 		opt_name = name;
-		switch (c) {
-		case 'n': nflows = (int)parse_num(optarg, 1, MAX_FLOWS); break;
-		case 'l': nports = parse_list(optarg, links, MAX_PORTS, parse_rate); break;
-		case 'r': rtt = parse_time(optarg); break;
-		case 'p': pkt = unit(tcu_get_size, name, optarg, 64, 65535); break;
-		case 't': dur = parse_time(optarg); break;
-		case 'i': step = parse_time(optarg); break;
-		case 'f': from = parse_time(optarg); break;
-		case O_START: nstarts = parse_list(optarg, starts, MAX_FLOWS, parse_time); break;
-		case O_SEED: seed = parse_num(optarg, 0, ALL); break;
-		case O_SLOW: {
-			char *comma = strchr(optarg, ',');
-
-			if (!comma)
-				die(name, optarg);
-			*comma = 0;
-			slow_rate = unit(tcu_get_rate, name, optarg, 1, ALL);
-			slow_for = parse_time(comma + 1);
-			break;
+		if (parse_topo_option(cfg, opt, optarg) ||
+		    parse_traffic_option(cfg, opt, optarg) ||
+		    parse_cp_option(cfg, opt, optarg) ||
+		    parse_rp_option(cfg, opt, optarg) ||
+		    parse_naimd_option(cfg, opt, optarg))
+			continue;
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			exit(0);
 		}
-		case O_LIMIT: limit = parse_bytes(optarg); break;
-		case O_QEQ: cpp.qeq = (u32)unit(tcu_get_size, name, optarg, 1, 0x7fffffff); break;
-		case O_W:
-			if (tcu_get_pow2(&cpp.w_exp, optarg, QCN_CP_W_EXP_MIN, QCN_CP_W_EXP_MAX))
-				die(name, optarg);
-			break;
-		case O_INTERVAL:
-			cpp.interval = (u32)unit(tcu_get_size, name, optarg,
-						 QCN_CP_MIN_INTERVAL, 0x7fffffff);
-			break;
-		case O_AF: af_on = true; break;
-		case O_ALPHA: afp.alpha = parse_frac(optarg); break;
-		case O_BETA: afp.beta = parse_frac(optarg); break;
-		case O_TS: afp.ts_ns = unit(tcu_get_time, name, optarg, 1000, 1000000000); break;
-		case O_ACTIVE: afp.active_thresh = (u32)unit(tcu_get_size, name, optarg, 0, 0x7fffffff); break;
-		case O_WEIGHTS: nweights = parse_list(optarg, weights, MAX_FLOWS, parse_weight); break;
-		case O_CAPS: ncaps = parse_list(optarg, caps, MAX_FLOWS, parse_rate); break;
-		case O_CAPSAT: caps_at = parse_time(optarg); break;
-		case 's': src_rate = parse_rate(optarg); break;
-		case O_GD: rpp.gd_shift = (u32)parse_num(optarg, 0, QCN_RP_MAX_GD_SHIFT); break;
-		case O_AIR: rpp.ai_rate = parse_rate(optarg); break;
-		case O_HAIR: rpp.hai_rate = parse_rate(optarg); break;
-		case O_BR: rpp.byte_reset = (u32)unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
-		case O_TR: rpp.time_reset_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
-		case O_THR: rpp.threshold = (u32)parse_num(optarg, 1, 1000); break;
-		case O_MINR: rpp.min_rate = parse_rate(optarg); min_rate_set = true; break;
-		case O_MINDEC: rpp.min_dec_pct = (u32)parse_num(optarg, 0, 100); break;
-		case O_MODE:
-			if (!strcmp(optarg, "qcn"))
-				rpp.mode = QCN_RP_MODE_QCN;
-			else if (!strcmp(optarg, "qcn-t"))
-				rpp.mode = QCN_RP_MODE_QCNT;
-			else if (!strcmp(optarg, "n-aimd"))
-				naimd = true, ap = false;
-			else if (!strcmp(optarg, "ap-n-aimd"))
-				naimd = true, ap = true;
-			else
-				die(name, optarg);
-			break;
-		case O_QCNT: rpp.qcnt_period_ns = unit(tcu_get_time, name, optarg, 1000, ALL); break;
-		case O_JIT:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				die(name, optarg);
-			rpp.jitter = !strcmp(optarg, "on");
-			break;
-		case O_NOJIT: rpp.jitter = false; break;
-		case O_GI: nap.gi = parse_gain(optarg); break;
-		case O_RU: nap.ru = unit(tcu_get_rate, name, optarg, 0, 10000000000000ULL); break;
-		case O_AGD: nap.gd = parse_gain(optarg); break;
-		case O_FBU: fb_unit = unit(tcu_get_size, name, optarg, 1, 0xffffffff); break;
-		case O_SPER: period = parse_num(optarg, 1, 1000000); break;
-		case O_APP: ap_pkts = parse_num(optarg, 1, 1000000); break;
-		case O_PATHS: paths = optarg; break;
-		case O_SCHED:
-			if (!strcmp(optarg, "fifo"))
-				sched = SCHED_FIFO;
-			else if (!strcmp(optarg, "drr"))
-				sched = SCHED_DRR;
-			else
-				die(name, optarg);
-			break;
-		case O_SAMPLE:
-			if (!strcmp(optarg, "arrival"))
-				sample = SAMPLE_ARRIVAL;
-			else if (!strcmp(optarg, "occupancy"))
-				sample = SAMPLE_OCCUPANCY;
-			else if (!strcmp(optarg, "two-samples"))
-				sample = SAMPLE_TWO;
-			else
-				die(name, optarg);
-			break;
-		case O_ONOFF: onoff = optarg; break;
-		case O_ARR: arr_load = unit(tcu_get_rate, name, optarg, 1, ALL); break;
-		case O_ARRON: narr_on = parse_list(optarg, arr_on, MAX_FLOWS, parse_flow_index); break;
-		case O_CONNS: nconns = (u32)parse_num(optarg, 1, MAX_CONNS); break;
-		case O_SIZES: parse_sizes(optarg); break;
-		case O_MAXFL: max_flows = parse_num(optarg, 1, 0xfffffffe); break;
-		case O_FLOWRP:
-			if (strcmp(optarg, "new") && strcmp(optarg, "keep"))
-				die(name, optarg);
-			flow_rp_new = !strcmp(optarg, "new");
-			break;
-		case O_FCT: fct_path = optarg; break;
-		case O_AFFB:
-			if (strcmp(optarg, "clamp") && strcmp(optarg, "signed"))
-				die(name, optarg);
-			af_signed = !strcmp(optarg, "signed");
-			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
-		}
+		fputs(usage_text, stderr);
+		exit(EXIT_USAGE);
 	}
 	if (optind < argc)
 		die("argument", argv[optind]);
+}
+
+/* --paths: each listed flow's path into fl[]; returns how many are listed */
+static int parse_paths(const char *paths)
+{
+	char buf[1024], *tok, *save = NULL;
+	int npaths = 0, k;
+
+	opt_name = "--paths";
+	snprintf(buf, sizeof(buf), "%s", paths);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (npaths == nflows)
+			die("--paths (more paths than flows)", paths);
+		fl[npaths].npath = parse_path(tok, fl[npaths].path);
+		for (k = 0; k < fl[npaths].npath; k++)
+			if (fl[npaths].path[k] >= nports)
+				die("--paths (a port beyond --link's list)", paths);
+		npaths++;
+	}
+	return npaths;
+}
+
+/* --onoff I:BYTES:RATE,..: the on-off sources' burst and, for now, rate */
+static void parse_onoff(const char *onoff)
+{
+	char buf[1024], *tok, *save = NULL, *a, *b, *save2 = NULL;
+	u64 fi;
+
+	opt_name = "--onoff";
+	snprintf(buf, sizeof(buf), "%s", onoff);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		a = strtok_r(tok, ":", &save2);
+		fi = a ? parse_num(a, 1, (u64)nflows) : 0;
+		a = strtok_r(NULL, ":", &save2);
+		b = strtok_r(NULL, ":", &save2);
+		if (!a || !b || strtok_r(NULL, ":", &save2) || fl[fi - 1].kind)
+			die("--onoff", onoff);
+		fl[fi - 1].kind = SRC_ONOFF;
+		fl[fi - 1].burst = parse_bytes(a);
+		fl[fi - 1].period = parse_rate(b);	/* the rate, for now */
+		if (!fl[fi - 1].burst || !fl[fi - 1].period ||
+		    fl[fi - 1].burst > (1ULL << 40))
+			die("--onoff", onoff);
+	}
+}
+
+/*
+ * What needs -n and --link (the paths, the sources' kinds), the defaults
+ * that follow from other options, and the checks across options; exits
+ * on bad usage.
+ */
+static void finish_options(struct config *cfg)
+{
+	struct qcn_rp_params *rpp = &cfg->rpp;
+	struct qcn_naimd_params *nap = &cfg->nap;
+	int npaths = 0, i;
+
 	for (i = 0; i < nflows; i++) {
 		fl[i].npath = 1;
 		fl[i].path[0] = 0;
 	}
-	if (paths) {
-		char buf[1024], *tok, *save = NULL;
-
-		opt_name = "--paths";
-		snprintf(buf, sizeof(buf), "%s", paths);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (npaths == nflows)
-				die("--paths (more paths than flows)", paths);
-			fl[npaths].npath = parse_path(tok, fl[npaths].path);
-			for (k = 0; k < fl[npaths].npath; k++)
-				if (fl[npaths].path[k] >= nports)
-					die("--paths (a port beyond --link's list)", paths);
-			npaths++;
-		}
-	}
-	if (onoff) {
-		char buf[1024], *tok, *save = NULL, *a, *b, *save2 = NULL;
-		u64 fi;
-
-		opt_name = "--onoff";
-		snprintf(buf, sizeof(buf), "%s", onoff);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			a = strtok_r(tok, ":", &save2);
-			fi = a ? parse_num(a, 1, (u64)nflows) : 0;
-			a = strtok_r(NULL, ":", &save2);
-			b = strtok_r(NULL, ":", &save2);
-			if (!a || !b || strtok_r(NULL, ":", &save2) || fl[fi - 1].kind)
-				die("--onoff", onoff);
-			fl[fi - 1].kind = SRC_ONOFF;
-			fl[fi - 1].burst = parse_bytes(a);
-			fl[fi - 1].period = parse_rate(b);	/* the rate, for now */
-			if (!fl[fi - 1].burst || !fl[fi - 1].period ||
-			    fl[fi - 1].burst > (1ULL << 40))
-				die("--onoff", onoff);
-		}
-	}
-	for (i = 0; i < narr_on; i++) {
-		if (arr_on[i] > (u64)nflows || fl[arr_on[i] - 1].kind == SRC_ONOFF)
+	if (cfg->paths)
+		npaths = parse_paths(cfg->paths);
+	if (cfg->onoff)
+		parse_onoff(cfg->onoff);
+	for (i = 0; i < cfg->narr_on; i++) {
+		if (cfg->arr_on[i] > (u64)nflows || fl[cfg->arr_on[i] - 1].kind == SRC_ONOFF)
 			die("--arrive-on (beyond -n, or an on-off source)", "");
-		fl[arr_on[i] - 1].kind = SRC_FINITE;
-		arr_on[i]--;
+		fl[cfg->arr_on[i] - 1].kind = SRC_FINITE;
+		cfg->arr_on[i]--;
 	}
-	if (!!arr_load != !!narr_on) {
+	if (!!cfg->arr_load != !!cfg->narr_on) {
 		fprintf(stderr, "qcn-sim: --arrivals and --arrive-on go together (see --help)\n");
-		return EXIT_USAGE;
+		exit(EXIT_USAGE);
 	}
-	if (!src_rate)
-		src_rate = links[0];
-	if (from == ~0ULL)
-		from = dur / 2;
-	rpp.max_rate = src_rate;
+	if (!cfg->src_rate)
+		cfg->src_rate = cfg->links[0];
+	if (cfg->from == ~0ULL)
+		cfg->from = cfg->dur / 2;
+	rpp->max_rate = cfg->src_rate;
 	/* the standard's 5 Mb/s floor, unless given, never above the line */
-	if (!min_rate_set && rpp.min_rate > rpp.max_rate)
-		rpp.min_rate = rpp.max_rate;
-	nap.max_rate = src_rate;
-	nap.min_rate = rpp.min_rate;
-	nap.fb_unit = (u32)(fb_unit ? fb_unit : pkt);
-	nap.ap_pkts = ap ? (u32)(ap_pkts ? ap_pkts : qcn_max_u64(period / 2, 1)) : 0;
+	if (!cfg->min_rate_set && rpp->min_rate > rpp->max_rate)
+		rpp->min_rate = rpp->max_rate;
+	nap->max_rate = cfg->src_rate;
+	nap->min_rate = rpp->min_rate;
+	nap->fb_unit = (u32)(cfg->fb_unit ? cfg->fb_unit : cfg->pkt);
+	nap->ap_pkts = cfg->ap ? (u32)(cfg->ap_pkts ? cfg->ap_pkts :
+				       qcn_max_u64(cfg->period / 2, 1)) : 0;
 	for (i = 0; i < nports; i++)
-		if (!links[i] || pkt * 8 * QCN_NSEC_PER_SEC / links[i] == 0)
+		if (!cfg->links[i] || cfg->pkt * 8 * QCN_NSEC_PER_SEC / cfg->links[i] == 0)
 			die("--link (a port rate 0 or above 8 Tbit/s)", "");
-	if ((npaths && npaths != nflows) || !step || !dur || from >= dur || !qcn_rp_params_valid(&rpp) ||
-	    !qcn_cp_params_valid(&cpp) || !qcn_af_params_valid(&afp) ||
-	    (nweights && nweights != nflows) || (ncaps && ncaps != nflows) ||
-	    (nstarts && nstarts != nflows) || !qcn_naimd_params_valid(&nap) ||
-	    (naimd && af_on)) {
+	if ((npaths && npaths != nflows) || !cfg->step || !cfg->dur || cfg->from >= cfg->dur ||
+	    !qcn_rp_params_valid(rpp) || !qcn_cp_params_valid(&cfg->cpp) ||
+	    !qcn_af_params_valid(&cfg->afp) ||
+	    (cfg->nweights && cfg->nweights != nflows) || (cfg->ncaps && cfg->ncaps != nflows) ||
+	    (cfg->nstarts && cfg->nstarts != nflows) || !qcn_naimd_params_valid(nap) ||
+	    (cfg->naimd && cfg->af_on)) {
 		fprintf(stderr, "qcn-sim: inconsistent parameters (see --help)\n");
-		return EXIT_USAGE;
+		exit(EXIT_USAGE);
 	}
+}
 
-	rng_state = (u32)(seed * 2654435761U) | 1;
+/* The run's state besides the ports (pt[]), flows (fl[]) and fins[] */
+struct sim {
+	struct heap h;		/* the pending events */
+	u64 ser_src;		/* ns to serialize one frame at the source */
+	u64 slow_gap;		/* ns between frames at --slow-start's rate */
+	u64 mean_gap;		/* ns between finite flows' arrivals, mean */
+	u64 qsum, qn;		/* port 1's queue at the steps in the window */
+};
+
+/* every port's queue, CP and AF classes; -1 on allocation failure */
+static int setup_ports(const struct config *cfg)
+{
+	int i, k;
+
 	for (k = 0; k < nports; k++) {
 		struct port *p = &pt[k];
 
-		qcn_cp_init(&p->cp, &cpp, rnd32());
-		p->rate = links[k];
-		p->ser = pkt * 8 * QCN_NSEC_PER_SEC / links[k];
+		qcn_cp_init(&p->cp, &cfg->cpp, rnd32());
+		p->rate = cfg->links[k];
+		p->ser = cfg->pkt * 8 * QCN_NSEC_PER_SEC / cfg->links[k];
 		p->insvc = -1;
 		p->qmin = ~0ULL;
-		p->ring_cap = (u32)(limit / pkt) + 2;
+		p->ring_cap = (u32)(cfg->limit / cfg->pkt) + 2;
 		p->ring = calloc(p->ring_cap, 1);
 		p->tq = calloc((size_t)p->ring_cap * (size_t)nflows, sizeof(*p->tq));
 		if (!p->ring || !p->tq) {
 			perror("qcn-sim");
-			return 1;
+			return -1;
 		}
 		for (i = 0; i < nflows; i++) {
-			p->af[i].weight = nweights ? (u32)weights[i] : 1;
+			p->af[i].weight = cfg->nweights ? (u32)cfg->weights[i] : 1;
 			p->afv[i] = &p->af[i];
 		}
 	}
-	trf_state = (u32)(seed * 2246822519U + 0x9e3779b9U) | 1;
-	sizes.xm = sizes.mean * (sizes.shape - 65536) / sizes.shape;
-	if (arr_load)
-		mean_gap = qcn_mul_div_u64(sizes.mean * 8, QCN_NSEC_PER_SEC, arr_load);
+	return 0;
+}
+
+/* every source's RP, and its first send (greedy) or burst (on-off) */
+static void setup_flows(const struct config *cfg, struct sim *s)
+{
+	u64 pkt = cfg->pkt;
+	int i;
+
 	for (i = 0; i < nflows; i++) {
 		struct flow *f = &fl[i];
 
-		qcn_rp_init(&f->rp, &rpp);
-		qcn_naimd_init(&f->na, &nap);
+		qcn_rp_init(&f->rp, &cfg->rpp);
+		qcn_naimd_init(&f->na, &cfg->nap);
 		if (f->kind == SRC_GREEDY) {
 			f->busy = true;
-			heap_push(&h, starts[i], EV_SEND, (u8)i, 0);
+			heap_push(&s->h, cfg->starts[i], EV_SEND, (u8)i, 0);
 		} else if (f->kind == SRC_ONOFF) {
 			/* the burst in whole frames; period from the rate */
 			f->burst = qcn_max_u64((f->burst + pkt / 2) / pkt, 1);
 			f->period = qcn_max_u64(qcn_mul_div_u64(f->burst * pkt * 8,
 							       QCN_NSEC_PER_SEC, f->period), 1);
-			heap_push(&h, starts[i], EV_BURST, (u8)i, 0);
+			heap_push(&s->h, cfg->starts[i], EV_BURST, (u8)i, 0);
 		}
 	}
-	heap_push(&h, step, EV_STEP, 0, 0);
-	ser_src = pkt * 8 * 1000000000ULL / src_rate;
-	if (slow_rate)
-		slow_gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, slow_rate);
-	if (af_on)
-		heap_push(&h, afp.ts_ns, EV_AF, 0, 0);
-	if (ncaps)
-		heap_push(&h, caps_at, EV_CAPS, 0, 0);
-	if (arr_load)
-		heap_push(&h, draw_exp(mean_gap), EV_FLOW, 0, 0);
+}
+
+/*
+ * The random streams from --seed, the ports, the sources and the first
+ * events; -1 on allocation failure.  The order of the heap pushes (ties
+ * go in push order) and of the draws is part of the output.
+ */
+static int sim_setup(const struct config *cfg, struct sim *s)
+{
+	rng_state = (u32)(cfg->seed * 2654435761U) | 1;
+	if (setup_ports(cfg) < 0)
+		return -1;
+	trf_state = (u32)(cfg->seed * 2246822519U + 0x9e3779b9U) | 1;
+	sizes.xm = sizes.mean * (sizes.shape - 65536) / sizes.shape;
+	if (cfg->arr_load)
+		s->mean_gap = qcn_mul_div_u64(sizes.mean * 8, QCN_NSEC_PER_SEC, cfg->arr_load);
+	setup_flows(cfg, s);
+	heap_push(&s->h, cfg->step, EV_STEP, 0, 0);
+	s->ser_src = cfg->pkt * 8 * 1000000000ULL / cfg->src_rate;
+	if (cfg->slow_rate)
+		s->slow_gap = qcn_mul_div_u64(cfg->pkt * 8, QCN_NSEC_PER_SEC, cfg->slow_rate);
+	if (cfg->af_on)
+		heap_push(&s->h, cfg->afp.ts_ns, EV_AF, 0, 0);
+	if (cfg->ncaps)
+		heap_push(&s->h, cfg->caps_at, EV_CAPS, 0, 0);
+	if (cfg->arr_load)
+		heap_push(&s->h, draw_exp(s->mean_gap), EV_FLOW, 0, 0);
+	return 0;
+}
+
+/* the '#' lines with the parameters, and the step lines' column names */
+static void print_header(const struct config *cfg, const struct sim *s)
+{
+	const struct qcn_cp_params *cpp = &cfg->cpp;
+	const struct qcn_af_params *afp = &cfg->afp;
+	const struct qcn_rp_params *rpp = &cfg->rpp;
+	const struct qcn_naimd_params *nap = &cfg->nap;
+	int i, k;
 
 	printf("# qcn-sim: %d flows, link %" PRIu64 " bit/s, src %" PRIu64
 	       " bit/s, rtt %" PRIu64 " ns, pkt %" PRIu64 ", af %s\n",
-	       nflows, links[0], src_rate, rtt, pkt, af_on ? "on" : "off");
-	if (nports > 1 || paths || sched != SCHED_FIFO || sample != SAMPLE_ARRIVAL) {
+	       nflows, cfg->links[0], cfg->src_rate, cfg->rtt, cfg->pkt,
+	       cfg->af_on ? "on" : "off");
+	if (nports > 1 || cfg->paths || cfg->sched != SCHED_FIFO ||
+	    cfg->sample != SAMPLE_ARRIVAL) {
 		printf("# ports:");
 		for (k = 0; k < nports; k++)
-			printf(" %" PRIu64, links[k]);
-		printf(" bit/s; sched %s, sample %s; paths", sched == SCHED_DRR ? "drr" : "fifo",
-		       sample == SAMPLE_TWO ? "two-samples" :
-		       sample == SAMPLE_OCCUPANCY ? "occupancy" : "arrival");
+			printf(" %" PRIu64, cfg->links[k]);
+		printf(" bit/s; sched %s, sample %s; paths",
+		       cfg->sched == SCHED_DRR ? "drr" : "fifo",
+		       cfg->sample == SAMPLE_TWO ? "two-samples" :
+		       cfg->sample == SAMPLE_OCCUPANCY ? "occupancy" : "arrival");
 		for (i = 0; i < nflows; i++)
 			for (k = 0; k < fl[i].npath; k++)
 				printf("%s%d", k ? "+" : " ", fl[i].path[k] + 1);
@@ -1157,36 +1325,38 @@ int main(int argc, char **argv)
 	}
 	printf("# cp: limit %" PRIu64 " qeq %u w_exp %d interval %u; af: alpha %u"
 	       " beta %u (/65536) ts %" PRIu64 " ns active %u\n",
-	       limit, cpp.qeq, cpp.w_exp, cpp.interval, afp.alpha, afp.beta,
-	       afp.ts_ns, afp.active_thresh);
+	       cfg->limit, cpp->qeq, cpp->w_exp, cpp->interval, afp->alpha, afp->beta,
+	       afp->ts_ns, afp->active_thresh);
 	printf("# rp: maxrate %" PRIu64 " min_rate %" PRIu64 " ai_rate %" PRIu64
 	       " hai_rate %" PRIu64 " (bit/s) byte_reset %u time_reset %" PRIu64
 	       " ns threshold %u gd %u min_dec %u mode %s qcnt_period %" PRIu64
-	       " ns jitter %s\n", rpp.max_rate, rpp.min_rate, rpp.ai_rate,
-	       rpp.hai_rate, rpp.byte_reset, rpp.time_reset_ns, rpp.threshold,
-	       rpp.gd_shift, rpp.min_dec_pct,
-	       rpp.mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp.qcnt_period_ns,
-	       rpp.jitter ? "on" : "off");
-	if (naimd)
+	       " ns jitter %s\n", rpp->max_rate, rpp->min_rate, rpp->ai_rate,
+	       rpp->hai_rate, rpp->byte_reset, rpp->time_reset_ns, rpp->threshold,
+	       rpp->gd_shift, rpp->min_dec_pct,
+	       rpp->mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp->qcnt_period_ns,
+	       rpp->jitter ? "on" : "off");
+	if (cfg->naimd)
 		printf("# n-aimd: ap %s ap_pkts %u gi %" PRIu64 " ru %" PRIu64
 		       " gd %" PRIu64 " (gains /1e9) fb_unit %u sample_period %"
-		       PRIu64 "\n", ap ? "on" : "off", nap.ap_pkts, nap.gi,
-		       nap.ru, nap.gd, nap.fb_unit, period);
+		       PRIu64 "\n", cfg->ap ? "on" : "off", nap->ap_pkts, nap->gi,
+		       nap->ru, nap->gd, nap->fb_unit, cfg->period);
 	for (i = 0; i < nflows; i++)
 		if (fl[i].kind == SRC_ONOFF)
 			printf("# traffic: source %d on-off, %" PRIu64 " frames every %" PRIu64
-			       " ns from %" PRIu64 " ns\n", i + 1, fl[i].burst, fl[i].period, starts[i]);
-	if (arr_load) {
-		printf("# traffic: finite flows, %" PRIu64 " bit/s offered on sources", arr_load);
-		for (i = 0; i < narr_on; i++)
-			printf("%s%d", i ? "," : " ", (int)arr_on[i] + 1);
+			       " ns from %" PRIu64 " ns\n", i + 1, fl[i].burst, fl[i].period,
+			       cfg->starts[i]);
+	if (cfg->arr_load) {
+		printf("# traffic: finite flows, %" PRIu64 " bit/s offered on sources",
+		       cfg->arr_load);
+		for (i = 0; i < cfg->narr_on; i++)
+			printf("%s%d", i ? "," : " ", (int)cfg->arr_on[i] + 1);
 		printf(", %u conns each, sizes %s mean %" PRIu64 " bytes", nconns,
-		       sizes.kind == SZ_PARETO ? "pareto" : sizes.kind == SZ_FIXED ? "fixed" : "list",
-		       sizes.mean);
+		       sizes.kind == SZ_PARETO ? "pareto" :
+		       sizes.kind == SZ_FIXED ? "fixed" : "list", sizes.mean);
 		if (sizes.kind == SZ_PARETO)
 			printf(" shape %" PRIu64 "/65536 xm %" PRIu64, sizes.shape, sizes.xm);
-		printf(", mean gap %" PRIu64 " ns, flow-rp %s, max-flows %" PRIu64 "\n", mean_gap,
-		       flow_rp_new ? "new" : "keep", max_flows);
+		printf(", mean gap %" PRIu64 " ns, flow-rp %s, max-flows %" PRIu64 "\n",
+		       s->mean_gap, cfg->flow_rp_new ? "new" : "keep", cfg->max_flows);
 	}
 	printf("# t_ms queue_bytes");
 	for (i = 0; i < nflows; i++)
@@ -1194,274 +1364,379 @@ int main(int argc, char **argv)
 	for (k = 1; k < nports; k++)
 		printf(" queue_%d_bytes", k + 1);
 	printf("\n");
+}
 
-	while (h.n) {
-		struct event e = heap_pop(&h);
-		struct flow *f = &fl[e.flow];
-		struct qcn_cp_sample smp;
-		struct port *p;
-		u64 gap, n;
-		int cul;
-		u32 tag;
-		u8 qfb;
+/*
+ * The event handlers, one per event type: e is the event due now
+ * (e->t), e->flow the source (or culprit) it concerns.
+ */
 
-		if (e.t > dur)
+/* source e->flow sends a frame, and schedules its next at the RP's rate */
+static void handle_send(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	struct flow *f = &fl[e->flow];
+	u64 gap, n;
+	u32 tag;
+
+	if (f->kind == SRC_ONOFF)
+		src_account(f, e->t, cfg->from);
+	tag = src_take(f, e->t);
+	if (e->t >= cfg->from)
+		f->sent_win++;
+	heap_push_tag(&s->h, e->t + cfg->rtt / 2, EV_ARRIVE, e->flow, 0, 0, 0, tag);
+	if (cfg->naimd) {
+		qcn_naimd_tx(&f->na, &cfg->nap);
+		gap = qcn_mul_div_u64(cfg->pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
+	} else {
+		/* timer expiries due by now, then one frame at CR */
+		while (qcn_rp_timer(&f->rp, &cfg->rpp, e->t, rnd32()) != QCN_RP_EV_NONE)
+			;
+		/* byte counter; bytes 0 until every expiry is taken */
+		for (n = cfg->pkt; qcn_rp_tx(&f->rp, &cfg->rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE;
+		     n = 0)
+			;
+		gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)cfg->pkt) : s->ser_src;
+	}
+	/* --slow-start: at most slow_rate for slow_for after the start */
+	if (e->t < cfg->starts[e->flow] + cfg->slow_for && gap < s->slow_gap)
+		gap = s->slow_gap;
+	f->last_tx = e->t;
+	f->next_tx = e->t + (gap ? gap : 1);
+	if (src_has_data(f))
+		heap_push(&s->h, f->next_tx, EV_SEND, e->flow, 0);
+	else
+		f->busy = false;
+}
+
+/* on-off source e->flow: a burst to send, and the next one a period later */
+static void handle_burst(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	struct flow *f = &fl[e->flow];
+
+	src_account(f, e->t, cfg->from);
+	f->pending += f->burst;
+	f->pend_max = qcn_max_u64(f->pend_max, f->pending);
+	if (e->t >= cfg->from)
+		f->offered_win += f->burst;
+	src_wake(&s->h, e->flow, e->t);
+	heap_push(&s->h, e->t + f->period, EV_BURST, e->flow, 0);
+}
+
+/*
+ * A finite flow arrives on a source and connection drawn uniformly, and
+ * the next arrival is drawn; -1 on allocation failure
+ */
+static int handle_flow(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	u64 pkt = cfg->pkt, fr = (draw_size() + pkt / 2) / pkt;
+	u32 src = (u32)cfg->arr_on[(u64)trf32() * (u64)cfg->narr_on >> 32];
+	u32 conn = (u32)((u64)trf32() * nconns >> 32), id;
+	struct flow *g = &fl[src];
+
+	if (nfins + 1 >= fins_cap) {
+		fins_cap = fins_cap ? 2 * fins_cap : 4096;
+		fins = realloc(fins, fins_cap * sizeof(*fins));
+		if (!fins) {
+			perror("qcn-sim");
+			return -1;
+		}
+	}
+	id = ++nfins;
+	fins[id] = (struct fin){ .arrive = e->t, .start = ~0ULL,
+		.frames = (u32)qcn_min_u64(qcn_max_u64(fr, 1), 0xffffffffU),
+		.src = (u8)src, .conn = (u8)conn };
+	/* a source with nothing to send: the flow starts as new */
+	if (!g->busy && cfg->flow_rp_new) {
+		qcn_rp_init(&g->rp, &cfg->rpp);
+		qcn_naimd_init(&g->na, &cfg->nap);
+		g->next_tx = qcn_min_u64(g->next_tx, g->last_tx + s->ser_src);
+	}
+	if (g->cq_tail[conn]) {
+		fins[g->cq_tail[conn]].next = id;
+	} else {
+		g->cq_head[conn] = id;
+		fins[id].start = e->t;
+		g->nbusy++;
+	}
+	g->cq_tail[conn] = id;
+	src_wake(&s->h, (int)src, e->t);
+	if (!cfg->max_flows || nfins < cfg->max_flows)
+		heap_push(&s->h, e->t + draw_exp(s->mean_gap), EV_FLOW, 0, 0);
+	return 0;
+}
+
+/* source e->flow learns of a drop: the frame to resend; -1 on allocation failure */
+static int handle_retx(struct sim *s, const struct event *e)
+{
+	struct flow *f = &fl[e->flow];
+
+	if (f->nretx == f->retx_cap) {
+		f->retx_cap = f->retx_cap ? 2 * f->retx_cap : 64;
+		f->retx = realloc(f->retx, f->retx_cap * sizeof(*f->retx));
+		if (!f->retx) {
+			perror("qcn-sim");
+			return -1;
+		}
+	}
+	f->retx[f->nretx++] = e->tag;
+	retx_frames++;
+	src_wake(&s->h, e->flow, e->t);
+	return 0;
+}
+
+/*
+ * A frame of flow e->flow reaches hop e->hop of its path: tail drop or
+ * the queue, then the port's CP (N-AIMD's, or QCN's and AF-QCN's), which
+ * may send the culprit a CNM
+ */
+static void handle_arrive(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	struct flow *f = &fl[e->flow];
+	struct port *p = &pt[f->path[e->hop]];
+	struct qcn_cp_sample smp;
+	u64 pkt = cfg->pkt;
+	int cul;
+	u8 qfb;
+
+	port_account(p, e->t, cfg->from);
+	if (p->backlog + pkt > cfg->limit) {
+		f->drops++;
+		p->drops++;
+		if (e->tag)	/* the source learns it RTT/2 later */
+			heap_push_tag(&s->h, e->t + cfg->rtt / 2, EV_RETX, e->flow, 0, 0, 0,
+				      e->tag);
+	} else {
+		p->backlog += pkt;
+		p->tq[e->flow * p->ring_cap +
+		      (p->tq_head[e->flow] + p->wait[e->flow]) % p->ring_cap] = e->tag;
+		p->wait[e->flow]++;
+		if (cfg->sched == SCHED_FIFO) {
+			p->ring[(p->head + p->nring) % p->ring_cap] = e->flow;
+			p->nring++;
+		}
+		if (p->insvc < 0) {
+			port_next(p, cfg->sched);
+			heap_push_ev(&s->h, e->t + p->ser, EV_DEPART, 0, 0, (u8)(p - pt), 0);
+		}
+	}
+	if (cfg->af_on)
+		qcn_af_account(&p->af[e->flow], (u32)pkt);
+	if (cfg->naimd) {
+		if (qcn_naimd_cp_arrival(&p->cp, &cfg->cpp, (u32)cfg->period, (u32)p->backlog,
+					 rnd32(), &smp)) {
+			cul = port_culprit(p, cfg->sample, e->flow, (u32)pkt, cfg->limit);
+			heap_push_ev(&s->h, e->t + cfg->rtt / 2, EV_CNM, (u8)cul, 0, 0, smp.fb);
+			fl[cul].cnms++;
+			p->cnms++;
+		}
+		return;
+	}
+	if (!qcn_cp_arrival(&p->cp, &cfg->cpp, (u32)pkt, (u32)p->backlog, rnd32(), &smp))
+		return;
+	cul = port_culprit(p, cfg->sample, e->flow, (u32)pkt, cfg->limit);
+	/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
+	 * (smp.qfb is 0 unless the sample is congested) */
+	if (cfg->af_on && cfg->af_signed)
+		qfb = qcn_af_combine(qcn_af_fb_qcn(&smp, &cfg->cpp),
+				     p->af[cul].fb_af, cfg->afp.alpha);
+	else if (cfg->af_on)
+		qfb = qcn_af_combine(smp.qfb, p->af[cul].fb_af, cfg->afp.alpha);
+	else
+		qfb = smp.qfb;
+	if (!qfb)
+		return;
+	heap_push(&s->h, e->t + cfg->rtt / 2, EV_CNM, (u8)cul, qfb);
+	fl[cul].cnms++;
+	p->cnms++;
+}
+
+/*
+ * Port e->hop finishes a frame: on to the next hop, or to the sink; then
+ * the next frame into service
+ */
+static void handle_depart(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	struct port *p = &pt[e->hop];
+	u64 pkt = cfg->pkt;
+	int c2, hop;
+	u32 tg;
+
+	port_account(p, e->t, cfg->from);
+	c2 = p->insvc;
+	tg = p->insvc_tag;
+	p->backlog -= pkt;
+	p->insvc = -1;
+	if (e->t >= cfg->from)
+		p->win_bytes += pkt;
+	for (hop = 0; fl[c2].path[hop] != e->hop; hop++)
+		;
+	if (hop + 1 < fl[c2].npath) {
+		heap_push_tag(&s->h, e->t, EV_ARRIVE, (u8)c2, 0, (u8)(hop + 1), 0, tg);
+	} else {
+		fl[c2].step_bytes += pkt;
+		if (e->t >= cfg->from)
+			fl[c2].win_bytes += pkt;
+		if (tg && ++fins[tg].done == fins[tg].frames)
+			fins[tg].end = e->t;
+	}
+	if (p->backlog) {
+		port_next(p, cfg->sched);
+		heap_push_ev(&s->h, e->t + p->ser, EV_DEPART, 0, 0, e->hop, 0);
+	}
+}
+
+/* a CNM (or N-AIMD's feedback) reaches source e->flow's RP */
+static void handle_cnm(const struct config *cfg, const struct event *e)
+{
+	struct flow *f = &fl[e->flow];
+
+	if (cfg->naimd) {
+		qcn_naimd_feedback(&f->na, &cfg->nap, e->fb);
+		return;
+	}
+	qcn_rp_cnm(&f->rp, &cfg->rpp, e->qfb, e->t, rnd32());
+}
+
+/* every Ts: AF-QCN's update at every port */
+static void handle_af(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	int k;
+
+	for (k = 0; k < nports; k++)
+		qcn_af_update(pt[k].afv, (u32)nflows, &cfg->afp);
+	heap_push(&s->h, e->t + cfg->afp.ts_ns, EV_AF, 0, 0);
+}
+
+/* --caps-at: the classes' maxrate at every port */
+static void handle_caps(const struct config *cfg)
+{
+	int i, k;
+
+	for (k = 0; k < nports; k++)
+		for (i = 0; i < nflows; i++)
+			pt[k].af[i].max_bytes_ts = cfg->caps[i] ?
+				qcn_af_rate_to_ts(cfg->caps[i] / 8, cfg->afp.ts_ns) : 0;
+}
+
+/* every -i: a step line, the rates over the step; port 1's queue sampled */
+static void handle_step(const struct config *cfg, struct sim *s, const struct event *e)
+{
+	int i, k;
+
+	printf("%.1f %" PRIu64, e->t / 1e6, pt[0].backlog);
+	for (i = 0; i < nflows; i++) {
+		printf(" %.2f", fl[i].step_bytes * 8e3 / cfg->step);
+		fl[i].step_bytes = 0;
+	}
+	for (k = 1; k < nports; k++)
+		printf(" %" PRIu64, pt[k].backlog);
+	printf("\n");
+	if (e->t >= cfg->from) {
+		s->qsum += pt[0].backlog;
+		s->qn++;
+	}
+	heap_push(&s->h, e->t + cfg->step, EV_STEP, 0, 0);
+}
+
+/* the events in time order (ties in push order) up to -t; -1 on allocation failure */
+static int sim_run(const struct config *cfg, struct sim *s)
+{
+	while (s->h.n) {
+		struct event e = heap_pop(&s->h);
+
+		if (e.t > cfg->dur)
 			break;
 		switch (e.type) {
 		case EV_SEND:
-			if (f->kind == SRC_ONOFF)
-				src_account(f, e.t, from);
-			tag = src_take(f, e.t);
-			if (e.t >= from)
-				f->sent_win++;
-			heap_push_tag(&h, e.t + rtt / 2, EV_ARRIVE, e.flow, 0, 0, 0, tag);
-			if (naimd) {
-				qcn_naimd_tx(&f->na, &nap);
-				gap = qcn_mul_div_u64(pkt * 8, QCN_NSEC_PER_SEC, f->na.cr);
-			} else {
-				/* timer expiries due by now, then one frame at CR */
-				while (qcn_rp_timer(&f->rp, &rpp, e.t, rnd32()) != QCN_RP_EV_NONE)
-					;
-				/* byte counter; bytes 0 until every expiry is taken */
-				for (n = pkt; qcn_rp_tx(&f->rp, &rpp, (u32)n, rnd32()) != QCN_RP_EV_NONE;
-				     n = 0)
-					;
-				gap = f->rp.active ? qcn_rp_tx_time_ns(&f->rp, (u32)pkt) : ser_src;
-			}
-			/* --slow-start: at most slow_rate for slow_for after the start */
-			if (e.t < starts[e.flow] + slow_for && gap < slow_gap)
-				gap = slow_gap;
-			f->last_tx = e.t;
-			f->next_tx = e.t + (gap ? gap : 1);
-			if (src_has_data(f))
-				heap_push(&h, f->next_tx, EV_SEND, e.flow, 0);
-			else
-				f->busy = false;
+			handle_send(cfg, s, &e);
 			break;
 		case EV_BURST:
-			src_account(f, e.t, from);
-			f->pending += f->burst;
-			f->pend_max = qcn_max_u64(f->pend_max, f->pending);
-			if (e.t >= from)
-				f->offered_win += f->burst;
-			src_wake(&h, e.flow, e.t);
-			heap_push(&h, e.t + f->period, EV_BURST, e.flow, 0);
+			handle_burst(cfg, s, &e);
 			break;
-		case EV_FLOW: {
-			u64 fr = (draw_size() + pkt / 2) / pkt;
-			u32 src = (u32)arr_on[(u64)trf32() * (u64)narr_on >> 32];
-			u32 conn = (u32)((u64)trf32() * nconns >> 32), id;
-			struct flow *g = &fl[src];
-
-			if (nfins + 1 >= fins_cap) {
-				fins_cap = fins_cap ? 2 * fins_cap : 4096;
-				fins = realloc(fins, fins_cap * sizeof(*fins));
-				if (!fins) {
-					perror("qcn-sim");
-					return 1;
-				}
-			}
-			id = ++nfins;
-			fins[id] = (struct fin){ .arrive = e.t, .start = ~0ULL,
-				.frames = (u32)qcn_min_u64(qcn_max_u64(fr, 1), 0xffffffffU),
-				.src = (u8)src, .conn = (u8)conn };
-			/* a source with nothing to send: the flow starts as new */
-			if (!g->busy && flow_rp_new) {
-				qcn_rp_init(&g->rp, &rpp);
-				qcn_naimd_init(&g->na, &nap);
-				g->next_tx = qcn_min_u64(g->next_tx, g->last_tx + ser_src);
-			}
-			if (g->cq_tail[conn]) {
-				fins[g->cq_tail[conn]].next = id;
-			} else {
-				g->cq_head[conn] = id;
-				fins[id].start = e.t;
-				g->nbusy++;
-			}
-			g->cq_tail[conn] = id;
-			src_wake(&h, (int)src, e.t);
-			if (!max_flows || nfins < max_flows)
-				heap_push(&h, e.t + draw_exp(mean_gap), EV_FLOW, 0, 0);
+		case EV_FLOW:
+			if (handle_flow(cfg, s, &e) < 0)
+				return -1;
 			break;
-		}
 		case EV_RETX:
-			if (f->nretx == f->retx_cap) {
-				f->retx_cap = f->retx_cap ? 2 * f->retx_cap : 64;
-				f->retx = realloc(f->retx, f->retx_cap * sizeof(*f->retx));
-				if (!f->retx) {
-					perror("qcn-sim");
-					return 1;
-				}
-			}
-			f->retx[f->nretx++] = e.tag;
-			retx_frames++;
-			src_wake(&h, e.flow, e.t);
+			if (handle_retx(s, &e) < 0)
+				return -1;
 			break;
 		case EV_ARRIVE:
-			p = &pt[f->path[e.hop]];
-			port_account(p, e.t, from);
-			if (p->backlog + pkt > limit) {
-				f->drops++;
-				p->drops++;
-				if (e.tag)	/* the source learns it RTT/2 later */
-					heap_push_tag(&h, e.t + rtt / 2, EV_RETX, e.flow, 0, 0, 0, e.tag);
-			} else {
-				p->backlog += pkt;
-				p->tq[e.flow * p->ring_cap +
-				      (p->tq_head[e.flow] + p->wait[e.flow]) % p->ring_cap] = e.tag;
-				p->wait[e.flow]++;
-				if (sched == SCHED_FIFO) {
-					p->ring[(p->head + p->nring) % p->ring_cap] = e.flow;
-					p->nring++;
-				}
-				if (p->insvc < 0) {
-					port_next(p, sched);
-					heap_push_ev(&h, e.t + p->ser, EV_DEPART, 0, 0,
-						     (u8)(p - pt), 0);
-				}
-			}
-			if (af_on)
-				qcn_af_account(&p->af[e.flow], (u32)pkt);
-			if (naimd) {
-				struct qcn_cp_sample s;
-
-				if (qcn_naimd_cp_arrival(&p->cp, &cpp, (u32)period, (u32)p->backlog,
-							 rnd32(), &s)) {
-					cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
-					heap_push_ev(&h, e.t + rtt / 2, EV_CNM, (u8)cul, 0, 0, s.fb);
-					fl[cul].cnms++;
-					p->cnms++;
-				}
-				break;
-			}
-			if (!qcn_cp_arrival(&p->cp, &cpp, (u32)pkt, (u32)p->backlog, rnd32(), &smp))
-				break;
-			cul = port_culprit(p, sample, e.flow, (u32)pkt, limit);
-			/* as sch_qcn's qcn_sampled(): eq. (4) when AF is on
-			 * (smp.qfb is 0 unless the sample is congested) */
-			if (af_on && af_signed)
-				qfb = qcn_af_combine(qcn_af_fb_qcn(&smp, &cpp),
-						     p->af[cul].fb_af, afp.alpha);
-			else if (af_on)
-				qfb = qcn_af_combine(smp.qfb, p->af[cul].fb_af, afp.alpha);
-			else
-				qfb = smp.qfb;
-			if (!qfb)
-				break;
-			heap_push(&h, e.t + rtt / 2, EV_CNM, (u8)cul, qfb);
-			fl[cul].cnms++;
-			p->cnms++;
+			handle_arrive(cfg, s, &e);
 			break;
-		case EV_DEPART: {
-			int c2, hop;
-			u32 tg;
-
-			p = &pt[e.hop];
-			port_account(p, e.t, from);
-			c2 = p->insvc;
-			tg = p->insvc_tag;
-			p->backlog -= pkt;
-			p->insvc = -1;
-			if (e.t >= from)
-				p->win_bytes += pkt;
-			for (hop = 0; fl[c2].path[hop] != e.hop; hop++)
-				;
-			if (hop + 1 < fl[c2].npath) {
-				heap_push_tag(&h, e.t, EV_ARRIVE, (u8)c2, 0, (u8)(hop + 1), 0, tg);
-			} else {
-				fl[c2].step_bytes += pkt;
-				if (e.t >= from)
-					fl[c2].win_bytes += pkt;
-				if (tg && ++fins[tg].done == fins[tg].frames)
-					fins[tg].end = e.t;
-			}
-			if (p->backlog) {
-				port_next(p, sched);
-				heap_push_ev(&h, e.t + p->ser, EV_DEPART, 0, 0, e.hop, 0);
-			}
+		case EV_DEPART:
+			handle_depart(cfg, s, &e);
 			break;
-		}
 		case EV_CNM:
-			if (naimd) {
-				qcn_naimd_feedback(&f->na, &nap, e.fb);
-				break;
-			}
-			qcn_rp_cnm(&f->rp, &rpp, e.qfb, e.t, rnd32());
+			handle_cnm(cfg, &e);
 			break;
 		case EV_AF:
-			for (k = 0; k < nports; k++)
-				qcn_af_update(pt[k].afv, (u32)nflows, &afp);
-			heap_push(&h, e.t + afp.ts_ns, EV_AF, 0, 0);
+			handle_af(cfg, s, &e);
 			break;
 		case EV_CAPS:
-			for (k = 0; k < nports; k++)
-				for (i = 0; i < nflows; i++)
-					pt[k].af[i].max_bytes_ts = caps[i] ?
-						qcn_af_rate_to_ts(caps[i] / 8, afp.ts_ns) : 0;
+			handle_caps(cfg);
 			break;
 		case EV_STEP:
-			printf("%.1f %" PRIu64, e.t / 1e6, pt[0].backlog);
-			for (i = 0; i < nflows; i++) {
-				printf(" %.2f", fl[i].step_bytes * 8e3 / step);
-				fl[i].step_bytes = 0;
-			}
-			for (k = 1; k < nports; k++)
-				printf(" %" PRIu64, pt[k].backlog);
-			printf("\n");
-			if (e.t >= from) {
-				qsum += pt[0].backlog;
-				qn++;
-			}
-			heap_push(&h, e.t + step, EV_STEP, 0, 0);
+			handle_step(cfg, s, &e);
 			break;
 		}
 	}
+	return 0;
+}
 
-	{
-		double tot = 0, win = (dur - from) / 1e9;
+/* the summary lines over the window; -1 on allocation failure */
+static int print_summary(const struct config *cfg, const struct sim *s)
+{
+	u64 pkt = cfg->pkt, dur = cfg->dur, from = cfg->from, drops = 0, cnms = 0;
+	double tot = 0, win = (dur - from) / 1e9;
+	int i, k;
 
-		for (i = 0; i < nflows; i++) {
-			tot += fl[i].win_bytes;
-			drops += fl[i].drops;
-			cnms += fl[i].cnms;
-		}
-		for (i = 0; i < nflows; i++)
-			printf("# flow %d: W %u, %.2f mbps, %.1f %%, cnms %" PRIu64
-			       ", drops %" PRIu64 "\n", i + 1, pt[0].af[i].weight,
-			       fl[i].win_bytes * 8 / win / 1e6,
-			       tot ? 100.0 * fl[i].win_bytes / tot : 0.0,
-			       fl[i].cnms, fl[i].drops);
-		printf("# total: %.2f mbps, mean queue %" PRIu64 " bytes, drops %"
-		       PRIu64 ", cnms %" PRIu64 "\n", tot * 8 / win / 1e6,
-		       qn ? qsum / qn : 0, drops, cnms);
-		for (k = 0; k < nports; k++)
-			port_account(&pt[k], dur, from);	/* the last stretch */
-		printf("# queue: ");
-		port_print(&pt[0], dur, from);
-		printf("\n");
-		for (k = 0; nports > 1 && k < nports; k++) {
-			printf("# port %d: ", k + 1);
-			port_print(&pt[k], dur, from);
-			printf(", cnms %" PRIu64 ", drops %" PRIu64 "\n", pt[k].cnms, pt[k].drops);
-		}
-		for (i = 0; i < nflows; i++)
-			if (fl[i].kind == SRC_ONOFF)
-				printf("# onoff %d: burst %" PRIu64 " bytes every %" PRIu64
-				       " ns, offered %.2f mbps, sent %.2f mbps, delivered %.2f mbps,"
-				       " backlog mean %.0f bytes, now %" PRIu64 " bytes, max %" PRIu64
-				       " bytes\n",
-				       i + 1, fl[i].burst * pkt, fl[i].period,
-				       fl[i].offered_win * pkt * 8 / win / 1e6,
-				       fl[i].sent_win * pkt * 8 / win / 1e6,
-				       fl[i].win_bytes * 8 / win / 1e6,
-				       (src_account(&fl[i], dur, from), fl[i].pend_int * pkt / (win * 1e9)),
-				       fl[i].pending * pkt,
-				       fl[i].pend_max * pkt);
-		if (arr_load && fct_summary(pkt, from, win) < 0)
-			return 1;
+	for (i = 0; i < nflows; i++) {
+		tot += fl[i].win_bytes;
+		drops += fl[i].drops;
+		cnms += fl[i].cnms;
 	}
-	if (fct_path && fct_csv(fct_path, pkt) < 0)
-		return 1;
+	for (i = 0; i < nflows; i++)
+		printf("# flow %d: W %u, %.2f mbps, %.1f %%, cnms %" PRIu64
+		       ", drops %" PRIu64 "\n", i + 1, pt[0].af[i].weight,
+		       fl[i].win_bytes * 8 / win / 1e6,
+		       tot ? 100.0 * fl[i].win_bytes / tot : 0.0,
+		       fl[i].cnms, fl[i].drops);
+	printf("# total: %.2f mbps, mean queue %" PRIu64 " bytes, drops %"
+	       PRIu64 ", cnms %" PRIu64 "\n", tot * 8 / win / 1e6,
+	       s->qn ? s->qsum / s->qn : 0, drops, cnms);
+	for (k = 0; k < nports; k++)
+		port_account(&pt[k], dur, from);	/* the last stretch */
+	printf("# queue: ");
+	port_print(&pt[0], dur, from);
+	printf("\n");
+	for (k = 0; nports > 1 && k < nports; k++) {
+		printf("# port %d: ", k + 1);
+		port_print(&pt[k], dur, from);
+		printf(", cnms %" PRIu64 ", drops %" PRIu64 "\n", pt[k].cnms, pt[k].drops);
+	}
+	for (i = 0; i < nflows; i++)
+		if (fl[i].kind == SRC_ONOFF)
+			printf("# onoff %d: burst %" PRIu64 " bytes every %" PRIu64
+			       " ns, offered %.2f mbps, sent %.2f mbps, delivered %.2f mbps,"
+			       " backlog mean %.0f bytes, now %" PRIu64 " bytes, max %" PRIu64
+			       " bytes\n",
+			       i + 1, fl[i].burst * pkt, fl[i].period,
+			       fl[i].offered_win * pkt * 8 / win / 1e6,
+			       fl[i].sent_win * pkt * 8 / win / 1e6,
+			       fl[i].win_bytes * 8 / win / 1e6,
+			       (src_account(&fl[i], dur, from), fl[i].pend_int * pkt / (win * 1e9)),
+			       fl[i].pending * pkt,
+			       fl[i].pend_max * pkt);
+	if (cfg->arr_load && fct_summary(pkt, from, win) < 0)
+		return -1;
+	return 0;
+}
+
+static void sim_free(struct sim *s)
+{
+	int i, k;
+
 	for (k = 0; k < nports; k++) {
 		free(pt[k].ring);
 		free(pt[k].tq);
@@ -1469,6 +1744,23 @@ int main(int argc, char **argv)
 	for (i = 0; i < nflows; i++)
 		free(fl[i].retx);
 	free(fins);
-	free(h.v);
+	free(s->h.v);
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	struct sim s = { 0 };
+
+	parse_options(argc, argv, &cfg);
+	finish_options(&cfg);
+	if (sim_setup(&cfg, &s) < 0)
+		return 1;
+	print_header(&cfg, &s);
+	if (sim_run(&cfg, &s) < 0 || print_summary(&cfg, &s) < 0)
+		return 1;
+	if (cfg.fct_path && fct_csv(cfg.fct_path, cfg.pkt) < 0)
+		return 1;
+	sim_free(&s);
 	return 0;
 }
