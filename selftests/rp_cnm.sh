@@ -130,8 +130,11 @@ done
 worst=$(printf '%s\n' "${errs[@]}" | sort -g | tail -n1)
 # unlimited: the offered 90 Mbit/s; a limiter holds it at <= maxrate (50)
 ktap_bound --timing unlimited_before_kbit "$pre" '>' 60000 "unlimited before the CNM ($pre kbit/s > 60000)"
-ktap_bound --timing cut_recovery_worst_err_pct "$worst" '<=' 15 \
-	"cut to the core's CR and fast recovery steps (+-15 %)"
+# a loaded host paces the flow below its CR (the limiter recovers at most
+# 2 ms of a late schedule); without fast recovery the windows read 33-46 %
+# off, without the cut over 200 % in the first window
+ktap_bound --timing cut_recovery_worst_err_pct "$worst" '<=' 30 \
+	"cut to the core's CR and fast recovery steps (worst window $worst % off, <= 30 %)"
 ktap_check "released at max rate (3.25 s predicted)" \
 	test "$(xs limiters_released)/$(xs limiters_active)/$(nclasses)" = "1/0/0"
 post=$(rate 4500 6500)
