@@ -198,7 +198,7 @@ static void test_sampling(void)
 	CHECK(qcn_cp_arrival(&cp, &p, 150000, 1000, HALF, &s), "cp: one 150000-byte arrival is sampled");
 }
 
-/* item 8 of issue 12: the byte countdown carries the overshoot */
+/* the byte countdown carries the overshoot into the next interval */
 static void test_countdown_exact(void)
 {
 	struct qcn_cp_params p;
