@@ -37,7 +37,7 @@ converge_ms()
 trial()
 {
 	af_sink 17 "$1"
-	sleep 0.2
+	tb_listening -u r 9000
 	af_blast 1 16
 	sleep 4
 	af_blast 2 12

@@ -18,7 +18,7 @@ ktap_check "testbed: 2 heavy + 1 on/off sender, af on" test $? -eq 0
 # the heavy senders outlast the polls (tc is slow in the emulator); the
 # sink outlasts the on/off sender, which is waited for
 af_sink 45 "$log"
-sleep 0.2
+tb_listening -u r 9000
 af_blast 1 42
 af_blast 2 42
 # the on/off flow joins once the heavy senders' start-up burst (line rate

@@ -28,7 +28,7 @@ phase()
 {
 	local name=$1 dd pp
 	nsbg r "$AF_SINK" 9000 250 15 > "$tmp/sink-$name"
-	sleep 0.2
+	tb_listening -u r 9000
 	af_blast 1 14
 	af_blast 2 14
 	sleep 4
