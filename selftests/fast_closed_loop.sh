@@ -97,7 +97,7 @@ check_case()
 	# without reaction points the port drops what the reference drops or
 	# more: QCN's drops are held to a third of that (at least 0.5 %)
 	local dmax
-	dmax=$(awk -v r="$rdpct" 'BEGIN { printf "%.3f", r / 3 > 0.5 ? r / 3 : 0.5 }')
+	dmax=$(awk -v r="$rdpct" 'BEGIN { printf "%.3f", (r / 3 > 0.5 ? r / 3 : 0.5) }')
 	ktap_bound "${key}_drop_pct" "$dpct" '<=' "$dmax" \
 		"$rate $n $kind: tail drops $dr of $pk, $dpct % <= $dmax % (a third of the reference's $rdpct %, >= 0.5)"
 }
