@@ -581,13 +581,6 @@ share_pct()
 	awk -v a="$1" -v t="$2" 'BEGIN { printf "%.1f", t ? 100 * a / t : 0 }'
 }
 
-# within_pct VALUE TARGET PCT: |VALUE - TARGET| <= PCT % of TARGET
-within_pct()
-{
-	awk -v v="$1" -v t="$2" -v p="$3" \
-		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
-}
-
 # ref_pct PART REF: PART as a percentage of REF (another phase's figure),
 # one decimal; "none", which no bound accepts, if REF is 0
 ref_pct()
