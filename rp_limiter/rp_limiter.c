@@ -87,6 +87,12 @@
 #define RP_MAX_RATE		TC_QCN_RP_MAX_RATE	/* 10 Tb/s in bytes/s */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
 #define RP_CATCHUP_NS		(2 * NSEC_PER_MSEC)	/* pacing debt kept */
+/*
+ * A frame holds its limiter for at most a second (as sch_fq caps a packet's
+ * delay): a frame sent at a rate near min-rate must not stall the flow for
+ * minutes after the rate has recovered.
+ */
+#define RP_MAX_FRAME_DELAY_NS	NSEC_PER_SEC
 #define RP_WAKE_EXPIRIES	16		/* see rp_limiter_plan() */
 /*
  * Floors that bound the work a configuration can ask for (user
@@ -886,7 +892,8 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 
 	/* keep the schedule across watchdog latency, but no long bursts */
 	base = lim->time_next + RP_CATCHUP_NS < now ? now : lim->time_next;
-	lim->time_next = base + qcn_rp_tx_time_ns(&lim->rp, len);
+	lim->time_next = base + min_t(u64, RP_MAX_FRAME_DELAY_NS,
+				      qcn_rp_tx_time_ns(&lim->rp, len));
 
 	if (lim->drain) {	/* released: at the line rate, then unlimited */
 		if (--lim->drain && lim->head) {

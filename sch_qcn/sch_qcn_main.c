@@ -109,6 +109,12 @@
  */
 #define QCN_TIMER_SLACK		(100 * NSEC_PER_USEC)
 /*
+ * Pacing: one frame holds the port for at most a second (as sch_fq caps a
+ * packet's delay), so that a frame sent at a very low rate cannot leave the
+ * queue stalled for minutes; below one frame per second the rate is not kept.
+ */
+#define QCN_MAX_FRAME_DELAY	NSEC_PER_SEC
+/*
  * A keep-alive sample looks for a culprit (occupancy) and queues a CNM:
  * at most 10000 of them per second.
  */
@@ -945,8 +951,9 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 		/* a late watchdog keeps its schedule; an idle port gets no credit */
 		if (now > q->time_next + QCN_PACE_SLACK)
 			q->time_next = now;
-		q->time_next += div64_u64((u64)qdisc_pkt_len(skb) * NSEC_PER_SEC,
-					  rate);
+		q->time_next += min_t(u64, QCN_MAX_FRAME_DELAY,
+				      div64_u64((u64)qdisc_pkt_len(skb) *
+						NSEC_PER_SEC, rate));
 	}
 	qdisc_bstats_update(sch, skb);
 	return skb;
@@ -1089,8 +1096,17 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		WRITE_ONCE(q->limit, nla_get_u32(tb[TCA_QCN_LIMIT]));
 	if (tb[TCA_QCN_MEMORY_LIMIT])
 		WRITE_ONCE(q->memory_limit, nla_get_u32(tb[TCA_QCN_MEMORY_LIMIT]));
-	if (tb[TCA_QCN_RATE])
+	if (tb[TCA_QCN_RATE]) {
 		WRITE_ONCE(q->rate, nla_get_u64(tb[TCA_QCN_RATE]));
+		/* the old rate's schedule is void (as tbf_change refills its
+		 * buckets): the head may leave now, not when the old rate
+		 * would have let it
+		 */
+		q->time_next = 0;
+		if (sch->q.qlen)
+			qdisc_watchdog_schedule_ns(&q->watchdog,
+						   ktime_get_ns());
+	}
 	if (tb[TCA_QCN_SAMPLE])
 		WRITE_ONCE(q->sample, nla_get_u8(tb[TCA_QCN_SAMPLE]));
 	qcn_pci_use(q, q->sample == TC_QCN_SAMPLE_TWO);
