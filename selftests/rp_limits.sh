@@ -13,6 +13,9 @@ qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
 tmp=$(mktemp -d)
+# qFb of the CNMs that cut the first flow (0 cuts nothing: the backlog
+# check must fail)
+RP_LIMITS_QFB=${RP_LIMITS_QFB:-63}
 
 tb_rp_pair
 A=$RP_A
@@ -22,7 +25,7 @@ cnm() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
 qj() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
 send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
 
-# ------------------------------------------- lowering limit (item 4)
+# ------------------------------------------- lowering limit
 # one flow cut to ~1.6 Mbit/s by five CNMs, offered 20 Mbit/s with a 1 MB
 # send buffer: its limiter holds ~400 KB
 nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
@@ -30,7 +33,7 @@ nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
 send -b 5000 -r 20000000 -B 1000000 -t 60
 x1=$TB_LAST_PID
 sleep 0.5
-for i in 1 2 3 4 5; do cnm 63 5000; done
+for i in 1 2 3 4 5; do cnm "$RP_LIMITS_QFB" 5000; done
 sleep 1.5
 before=$(qj backlog)
 ktap_info "limited flow: backlog $before bytes, $(qj limiters_active) limiter"
@@ -46,7 +49,7 @@ ktap_check "limit 100kb trims the limiter's queue (backlog $after <= 102400)" \
 ktap_check "the trimmed packets are counted as drops" test "$drops1" -gt "$drops0"
 kill $x1
 
-# ------------------------------- limiter ids are class minors (item 11)
+# ------------------------------- limiter ids are class minors
 ktap_rejected "limiters 65536 (one more than the class minors 1..65535)" \
 	"nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
 	nsx a tc qdisc change dev eth0 root qcn_rp limiters 65536
@@ -61,7 +64,7 @@ ktap_check "4 limiters, 4 distinct class ids ($ids)" test "$(wc -w <<<"$ids")" =
 ktap_check "each class id shows its limiter" \
 	bash -c "for c in $ids; do ip netns exec $TB-a tc -s class show dev eth0 classid \$c | grep -q 'state fr' || exit 1; done"
 
-# --------------------------- per-limiter cap, memory limit (item 13)
+# --------------------------- per-limiter cap, memory limit
 # X (a:7000) throttled to ~1.6 Mbit/s with a 1 MB send buffer, limit
 # 300kb: without a per-limiter cap X fills the limit and Y (a:7001,
 # unthrottled, 5 Mbit/s) is tail-dropped; flow_limit 40 keeps X's
@@ -102,7 +105,7 @@ ktap_check "memory drops counted" test "$(qj memory_drops)" -gt 0
 ktap_rejected "memory_limit 3gb" "nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
 	nsx a tc qdisc change dev eth0 root qcn_rp memory_limit 3gb
 
-# ------------------------------------ floors that bound the work (item 14)
+# ------------------------------------ floors that bound the work
 st="nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'"
 ktap_rejected "time-reset 50us (floor 100us)" "$st" nsx a tc qdisc change dev eth0 root qcn_rp time-reset 50us
 ktap_rejected "qcnt-period 10us (floor 100us)" "$st" nsx a tc qdisc change dev eth0 root qcn_rp qcnt-period 10us

@@ -31,21 +31,21 @@ nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter of
 send -b 5000 -r 20000000 -t 30
 sleep 1
 
-# ---------------------------------------- group-addressed CNMs (item 12)
+# ---------------------------------------- group-addressed CNMs
 cnm ff:ff:ff:ff:ff:ff 63 5000
 cnm 01:80:c2:00:00:01 63 5000
 cnm 33:33:00:00:00:01 63 5000
 ktap_check "broadcast and multicast CNMs for a live flow: counted not_host, no limiter" \
 	test "$(xs cnm_not_host)/$(xs cnm_matched)/$(xs limiters_created)" = "3/0/0"
 
-# -------------------------------------------- qFb 0: no congestion (item 10)
+# -------------------------------------------- qFb 0: no congestion
 cnm $A 0 5000
 ktap_check "a CNM with qFb 0 for a live flow is counted and ignored" \
 	test "$(xs cnm_qfb0)/$(xs cnm_matched)/$(xs limiters_created)" = "1/0/0"
 ktap_check "tc -s shows the counters" \
 	bash -c "ip netns exec $TB-a tc -s qdisc show dev eth0 | grep -q 'cnm not_host 3 qfb0 1'"
 
-# ------------------------------------- forged unicast CNMs (item 15)
+# ------------------------------------- forged unicast CNMs
 cnm $A 63 6000 -k 50
 ktap_check "50 unicast CNMs for flows never sent: unmatched, no limiter" \
 	test "$(xs cnm_unmatched)/$(xs limiters_created)" = "50/0"
