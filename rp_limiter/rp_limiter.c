@@ -21,6 +21,10 @@
  *   runs the RP core, include/qcn/qcn_rp.h.  When CR is back at the max
  *   rate the core releases it; the frames it still holds leave at the
  *   line rate (rp_limiter_release()), and the flow is unlimited again.
+ *   A limiter whose flow has sent nothing for RP_FLOW_AGE is released
+ *   too (aged), as sch_fq forgets idle flows: no CNM can reach it any
+ *   more, and without aging a flow that stops while throttled would hold
+ *   its limiter forever in the N-AIMD modes (no timer) or where R_AI is 0.
  * - `mode n-aimd|ap-n-aimd`: the Averaging Principle case study
  *   (include/qcn/qcn_ap.h, eq. 14) against a CP with `feedback signed`:
  *   the signed Fb is rebuilt from the CNM's cnmQOffset/cnmQDelta with
@@ -120,7 +124,7 @@ struct rp_flow {
 
 struct rp_limiter {
 	struct rb_node rb;		/* in q->sched while it has packets */
-	struct rb_node wake_node;	/* in q->wake, always */
+	struct rb_node wake_node;	/* in q->wake unless draining */
 	u64 wake_ns;			/* the timer must visit it by then */
 	struct list_head list;		/* q->limiters */
 	struct rp_flow *flow;
@@ -506,24 +510,37 @@ static void rp_timer_arm(struct rp_sched *q)
 	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Under q->lock: when must the timer visit lim (see above)? */
+/* Under q->lock: lim holds nothing and its flow has not sent for RP_FLOW_AGE */
+static bool rp_limiter_aged(const struct rp_limiter *lim)
+{
+	return !lim->qlen &&
+	       time_after_eq(jiffies, lim->flow->last_tx + RP_FLOW_AGE);
+}
+
+/*
+ * Under q->lock: when must the timer visit lim (see above)?  By the time
+ * its flow would age out if it sent nothing more, and for a QCN limiter
+ * by its release at line rate as predicted.
+ */
 static void rp_limiter_plan(struct rp_sched *q, struct rp_limiter *lim)
 {
+	long age = (long)(lim->flow->last_tx + RP_FLOW_AGE - jiffies);
+	/* a limiter still sending what an aged flow queued: look again later */
+	u64 aged = ktime_get_ns() +
+		   jiffies_to_nsecs(age > 0 ? age : RP_FLOW_AGE);
 	struct qcn_rp rp = lim->rp;
 	u64 at = rp.timer_expiry_ns;
 	int i;
 
 	/* N-AIMD limiters have no timer: only feedback and packets move them */
 	if (qcn_rp_signed(&q->p)) {
-		if (!RB_EMPTY_NODE(&lim->wake_node)) {
-			rb_erase(&lim->wake_node, &q->wake);
-			RB_CLEAR_NODE(&lim->wake_node);
+		at = aged;
+	} else {
+		for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
+			at = rp.timer_expiry_ns;
+			qcn_rp_timer(&rp, &q->p, at, get_random_u32());
 		}
-		return;
-	}
-	for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
-		at = rp.timer_expiry_ns;
-		qcn_rp_timer(&rp, &q->p, at, get_random_u32());
+		at = min(at, aged);
 	}
 	if (!RB_EMPTY_NODE(&lim->wake_node))
 		rb_erase(&lim->wake_node, &q->wake);
@@ -551,10 +568,15 @@ static enum hrtimer_restart rp_timer(struct hrtimer *timer)
 		lim = rb_entry(first, struct rp_limiter, wake_node);
 		if (lim->wake_ns > now)
 			break;
-		if (rp_limiter_catch_up(q, lim, now))
+		if (rp_limiter_catch_up(q, lim, now)) {
 			rp_limiter_release(q, lim);	/* off q->wake either way */
-		else
+		} else if (rp_limiter_aged(lim)) {
+			rp_limiter_free(q, lim);
+			q->st.limiters_released++;
+			q->st.limiters_aged++;
+		} else {
 			rp_limiter_plan(q, lim);
+		}
 	}
 	q->timer_at = 0;
 	rp_timer_arm(q);
@@ -1240,6 +1262,15 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 
 	if (p.min_rate > p.max_rate) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
+		return -EINVAL;
+	}
+	/*
+	 * Without any increase a second cut leaves TR below maxrate for
+	 * good: every limiter would stay, paced and re-planned, forever.
+	 */
+	if (!qcn_rp_signed(&p) && !p.ai_rate && !p.hai_rate) {
+		NL_SET_ERR_MSG(extack,
+			       "qcn_rp: ai-rate and hai-rate both 0: a limiter could never be released");
 		return -EINVAL;
 	}
 

@@ -70,7 +70,7 @@ static int build_udp(const char *spec, unsigned char *msdu, unsigned int *len)
 
 static const char usage_text[] =
 "Usage: cnm_send -i IFACE -d DST_MAC -s SRC_MAC -q QFB [-e ENCAP_DST_MAC]\n"
-"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT] [-k FLOWS]\n"
+"                [-u SADDR:SPORT,DADDR:DPORT] [-n COUNT] [-k FLOWS] [-o QOFF]\n"
 "                [-m truncated|version|msdu-long|msdu-trunc|reserved]\n"
 "\n"
 "Sends IEEE 802.1Qau CNMs, encoded with the project's codec, from IFACE on a\n"
@@ -85,6 +85,9 @@ static const char usage_text[] =
 "               CP copies it (default: a 30-octet non-IP MSDU, ARP)\n"
 "  -n COUNT     CNMs per flow (default 1)\n"
 "  -k FLOWS     one CNM per flow for FLOWS flows, source ports P .. P+FLOWS-1\n"
+"  -o QOFF      cnmQOffset, -32768..32767 (default -100: a short queue;\n"
+"               cnmQDelta is 10); positive for a CNM whose rebuilt Fb is\n"
+"               negative, as qcn_rp's n-aimd modes need for a cut\n"
 "  -m KIND      a malformed CNM: truncated (< 24 octets), version (1),\n"
 "               msdu-long (length 65), msdu-trunc (length beyond the frame),\n"
 "               reserved (a reserved bit set)\n"
@@ -118,7 +121,8 @@ int main(int argc, char **argv)
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct qcn_cnm m = { .version = 0 };
 	unsigned int msdu_len = 0, count = 1, flows = 1, i, f;
-	int c, fd, have_d = 0, have_s = 0, qfb = -1, len;
+	int c, fd, have_d = 0, have_s = 0, qfb = -1, len, qoff = -100;
+	char *end;
 	struct timespec ts;
 	long long t0;
 
@@ -127,7 +131,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "i:d:s:q:e:u:n:m:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:s:q:e:u:n:m:k:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': ifname = optarg; break;
 		case 'd': if (parse_mac(optarg, dst)) usage("bad MAC", optarg); have_d = 1; break;
@@ -138,6 +142,11 @@ int main(int argc, char **argv)
 		case 'n': count = num("bad count", optarg, 1, 1000000); break;
 		case 'm': mal = optarg; break;
 		case 'k': flows = num("bad flow count", optarg, 1, 65535); break;
+		case 'o':
+			qoff = (int)strtol(optarg, &end, 10);
+			if (end == optarg || *end || qoff < -32768 || qoff > 32767)
+				usage("bad cnmQOffset (-32768..32767)", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: usage(NULL, NULL);
 		}
@@ -148,7 +157,7 @@ int main(int argc, char **argv)
 		usage("missing one of -i, -d, -s, -q", "");
 	m.qfb = qfb;
 	qcn_cnm_cpid(m.cpid, src, 1);
-	m.qoffset = -100;
+	m.qoffset = (int16_t)qoff;
 	m.qdelta = 10;
 	if (udp) {
 		if (build_udp(udp, m.msdu, &msdu_len))

@@ -75,7 +75,8 @@ nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
 ktap_check "flow_limit 40 shown" \
 	bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep -q 'flow_limit 40 memory_limit 32Mb'"
 sleep 2
-send -b 7000 -r 10000000 -B 1000000 -t 6
+send -b 7000 -r 10000000 -B 1000000 -t 14
+x2=$TB_LAST_PID
 sleep 0.5
 for i in 1 2 3 4 5; do cnm 63 7000; done
 sleep 1
@@ -92,16 +93,20 @@ ktap_check "flow_limit drops counted" test "$(qj flow_limit_drops)" -gt 0
 # every drop is one of X's at flow_limit: none at limit, none of Y's (the
 # receiver's count is informative: in an emulated guest the sink's window
 # can close before a late-started sender is done)
-ktap_check "no tail drop at limit: Y loses nothing in qcn_rp (limit_drops $(qj limit_drops), drops $(qj drops) = flow_limit_drops)" \
-	test "$(qj limit_drops)" = 0 -a "$(qj drops)" = "$(qj flow_limit_drops)"
-# X again, its limiter now uncapped: the memory limit bounds it
-send -b 7000 -r 10000000 -B 1000000 -t 4
+# (one snapshot: X is still sending and dropping)
+read -r ld dr fd < <(nsx a tc -s -j qdisc show dev eth0 |
+	jq -r '.[0] | "\(.limit_drops) \(.drops) \(.flow_limit_drops)"')
+ktap_check "no tail drop at limit: Y loses nothing in qcn_rp (limit_drops $ld, drops $dr = flow_limit_drops $fd)" \
+	test "$ld" = 0 -a "$dr" = "$fd"
+# X still sending (a gap would let its limiter age out), its limiter now
+# uncapped: the memory limit bounds it
 nsx a tc qdisc change dev eth0 root qcn_rp flow_limit 100000 limit 4mb memory_limit 200kb
 sleep 2
 mu=$(qj memory_usage)
 ktap_info "memory_limit 200kb: usage $mu, memory_drops $(qj memory_drops)"
 ktap_check "memory_limit 200kb holds (usage $mu)" test "$mu" -le $((200 * 1024))
 ktap_check "memory drops counted" test "$(qj memory_drops)" -gt 0
+kill "$x2"
 ktap_rejected "memory_limit 3gb" "nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
 	nsx a tc qdisc change dev eth0 root qcn_rp memory_limit 3gb
 

@@ -363,6 +363,12 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			      (unsigned long long)s->limiters_released);
 		tcq_print_u64("limiters_refused", " refused %llu",
 			      (unsigned long long)s->limiters_refused);
+		/* a module older than this plugin does not age limiters */
+		if (RTA_PAYLOAD(xstats) >= (int)(offsetof(struct tc_qcn_rp_xstats,
+							   limiters_aged) +
+						  sizeof(s->limiters_aged)))
+			tcq_print_u64("limiters_aged", " aged %llu",
+				      (unsigned long long)s->limiters_aged);
 		print_nl();
 		tcq_print_uint("flows", "  flows %u", s->flows);
 		tcq_print_u64("throttled", " throttled %llu",

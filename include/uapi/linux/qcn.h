@@ -260,6 +260,7 @@ struct tc_qcn_rp_xstats {
 	__u32	pad;
 	__u64	cnm_positive;		/* n-aimd: CNMs with Fb >= 0 (increase) */
 	__u64	ap_steps;		/* ap-n-aimd: averaging steps taken */
+	__u64	limiters_aged;		/* released because their flow went idle */
 };
 
 enum tc_qcn_rp_state {
