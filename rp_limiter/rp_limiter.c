@@ -62,6 +62,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/hrtimer.h>
+#include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/jhash.h>
@@ -1319,6 +1320,11 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	struct rp_sched *q;
 	int err;
 
+	/* flows and CNMs are keyed by Ethernet addresses (rp_key()) */
+	if (dev->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(extack, "qcn_rp: needs an Ethernet device");
+		return -EOPNOTSUPP;
+	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: no memory");

@@ -5,12 +5,12 @@
 # live flow, unicast CNMs for flows the host never sent, CNMs from a
 # spoofed CP MAC, a CNM with qFb 0, and a flood of CNMs.  Nothing may
 # install a limiter, everything is counted, and an unthrottled flow keeps
-# its rate.
+# its rate.  qcn_rp refuses a device whose frames carry no MAC addresses.
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 10
+ktap_plan 11
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -88,6 +88,12 @@ ktap_info "the unthrottled flow: $got of $sent datagrams arrived"
 ktap_check "qcn_rp dropped nothing of the unthrottled flow ($(xs drops))" \
 	test "$(xs drops)" = 0 -a "$sent" -gt 1000
 ktap_check "no limiter ever throttled a packet ($(xs throttled))" test "$(xs throttled)" = 0
+
+# ------------------------------------------------ non-Ethernet devices
+# a CNM names flows by MAC address: on lo (no link-layer header) the
+# frames' first bytes would be read as addresses
+ktap_rejected "qcn_rp on a non-Ethernet device (lo)" "nsx a tc qdisc show dev lo" \
+	nsx a tc qdisc add dev lo root qcn_rp
 
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
