@@ -1282,6 +1282,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	list_for_each_entry(lim, &q->limiters, list) {
 		if (mode_changed)
 			break;		/* all released below */
+		if (lim->drain)
+			continue;	/* released, sending what it holds */
 		if (lim->rp.cr > p.max_rate)
 			lim->rp.cr = p.max_rate;
 		rp_limiter_plan(q, lim);	/* the new parameters' pace */
@@ -1526,10 +1528,13 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 
 	spin_lock_bh(&q->lock);
 	lim = rp_find_lim(q, cl);
-	/* its timer up to now (lazy); an idle one may be released here */
-	if (lim && rp_limiter_catch_up(q, lim, ktime_get_ns()) &&
-	    rp_limiter_release(q, lim))
-		lim = NULL;
+	/*
+	 * Its timer up to now (lazy).  A limiter the core released shows
+	 * state released until the hrtimer or its flow's next frame frees
+	 * it: a dump does not change the classes tc is walking.
+	 */
+	if (lim)
+		rp_limiter_catch_up(q, lim, ktime_get_ns());
 	if (lim) {
 		xs.key = lim->flow->key;
 		xs.cr = lim->rp.cr / 8;
