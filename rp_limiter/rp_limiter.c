@@ -697,7 +697,33 @@ static void rp_cnm_count(struct rp_sched *q, enum rp_cnm_verdict v)
  * multi-queue device) there is one instance per TX queue, each seeing the
  * flows hashed to its queue.  A CNM nobody takes is counted by the
  * device's first instance.
+ *
+ * "Arrived on" is either device the stack names: dev, where it is
+ * delivered (a VLAN device for a tagged CNM, the bond for a slave's), and
+ * orig_dev, the device that received it (the VLAN's real device, the
+ * slave).  The CP tags a CNM with its culprit's VID, so a host whose flows
+ * leave through eth0.100 gets them on eth0.100, while qcn_rp sits on eth0,
+ * whose qdisc those flows pass.
  */
+static bool rp_cnm_for(const struct rp_sched *q, const struct net_device *dev,
+		       const struct net_device *orig_dev)
+{
+	return q->ifindex == dev->ifindex || q->ifindex == orig_dev->ifindex;
+}
+
+/*
+ * A CNM addressed to this host: PACKET_HOST, or a CNM with a VID the host
+ * has no VLAN device for (the stack marks it PACKET_OTHERHOST and strips
+ * the tag) whose destination is the receiving device's own address.
+ */
+static bool rp_cnm_to_host(const struct sk_buff *skb,
+			   const struct net_device *orig_dev)
+{
+	return skb->pkt_type == PACKET_HOST ||
+	       (skb->pkt_type == PACKET_OTHERHOST &&
+		skb_mac_header_was_set(skb) &&
+		ether_addr_equal(eth_hdr(skb)->h_dest, orig_dev->dev_addr));
+}
 static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig_dev)
 {
@@ -715,7 +741,7 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 	 * send one), and with `flow dst-mac` one naming the gateway would
 	 * throttle every host's traffic to it.
 	 */
-	if (skb->pkt_type != PACKET_HOST)
+	if (!rp_cnm_to_host(skb, orig_dev))
 		v = RP_CNM_NOT_HOST;
 	else if (skb_copy_bits(skb, 0, pdu, len) ||
 		 qcn_cnm_decode(pdu, len, &m) != QCN_CNM_OK)
@@ -734,7 +760,7 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(q, &rn->list, net_node) {
-		if (q->ifindex != dev->ifindex)
+		if (!rp_cnm_for(q, dev, orig_dev))
 			continue;
 		if (!first)
 			first = q;
