@@ -49,13 +49,19 @@
  * VLANs: a CNM travels in the VLAN of its culprit.  A tagged culprit (an
  * accelerated or in-band 802.1Q/802.1ad tag) gets a CNM with the same VID
  * and TPID; on a port of a VLAN-filtering bridge an untagged culprit was
- * relayed in the port's PVID.  Through a VLAN-filtering bridge the CNM
- * leaves by the bridge port the culprit came in by (the port its source is
- * behind), tagged or untagged as that port sends the VLAN, since the
- * bridge device itself is usually no member of the VLAN; a bridge without
- * VLAN filtering forwards it by its FDB, as above.  The tag's PCP and the
- * CNM's skb->priority are the CNM transmit priority, 6 (802.1Qau
- * cnmTransmitPriority, IEEE8021-CN-MIB default).
+ * relayed in the port's PVID.  Forwarded without a bridge (tc mirred, say)
+ * a culprit's CNM goes back in the VLAN of the device the culprit came in
+ * on (untagged from a real device, tagged by a VLAN device), not in the
+ * one it left by.  A culprit this host sent itself, not through a bridge,
+ * has no way back, and one it routed carries the port's own address as
+ * its source: both are skipped.
+ * Through a VLAN-filtering bridge the CNM leaves by the bridge port the
+ * culprit came in by (the port its source is behind), tagged or untagged
+ * as that port sends the VLAN, since the bridge device itself is usually
+ * no member of the VLAN; a bridge without VLAN filtering forwards it by
+ * its FDB, as above.  The tag's PCP and the CNM's skb->priority are the
+ * CNM transmit priority, 6 (802.1Qau cnmTransmitPriority, IEEE8021-CN-MIB
+ * default).
  *
  * Encapsulated priority: the VLAN PCP of a tagged culprit; 0 for an
  * untagged one, the priority 802.1Q gives an untagged frame at a port with
@@ -484,7 +490,8 @@ static struct sk_buff *qcn_culprit(struct Qdisc *sch, u8 *mode,
 
 /*
  * Encode the CNM for culprit skb into req.  Returns false when the frame
- * cannot be answered (a CNM, not Ethernet, no unicast source).
+ * cannot be answered (a CNM, not Ethernet, sent by this host through no
+ * bridge, no unicast source).
  */
 static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 			  const struct qcn_cp_sample *s, u8 qfb,
@@ -501,8 +508,18 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 
 	if (qcn_cb(skb)->is_cnm || dev->type != ARPHRD_ETHER)
 		return false;
+	/* sent by this host, not through a bridge: no device leads back */
+	if (!skb->skb_iif && !netif_is_bridge_port(dev))
+		return false;
 	eh = skb_header_pointer(skb, 0, sizeof(_eh), &_eh);
 	if (!eh || !is_valid_ether_addr(eh->h_source))
+		return false;
+	/*
+	 * A frame this host routed (or sent) carries the port's own address
+	 * as its source: the CNM would be addressed to this host, which runs
+	 * no reaction point for it.  QCN ends at a router.
+	 */
+	if (ether_addr_equal(eh->h_source, dev->dev_addr))
 		return false;
 
 	req->vlan_proto = 0;
@@ -596,12 +613,13 @@ static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
 }
 
 /*
- * The device a CNM leaves by, held, with the VLAN tag it carries (*vid,
- * *tagged); NULL when there is none.
+ * The device a CNM leaves by, held (*tracker), with the VLAN tag it
+ * carries (*vid, *tagged); NULL when there is none.
  */
 static struct net_device *qcn_cnm_dev(struct net_device *port,
 				      const struct qcn_cnm_req *req,
-				      u16 *vid, bool *tagged)
+				      u16 *vid, bool *tagged,
+				      netdevice_tracker *tracker)
 {
 	struct net_device *dev = NULL;
 
@@ -610,20 +628,27 @@ static struct net_device *qcn_cnm_dev(struct net_device *port,
 	rcu_read_lock();
 	if (netif_is_bridge_port(port)) {
 		dev = netdev_master_upper_dev_get_rcu(port);
-		if (dev && br_vlan_enabled(dev))
+		/* the port may have left its bridge since the test above */
+		if (dev && !netif_is_bridge_master(dev))
+			dev = NULL;
+		else if (dev && br_vlan_enabled(dev))
 			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
 	} else if (req->ifindex) {
-		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
-		/* a VLAN device tags the CNM with its own VLAN (routed frames
-		 * leave in another VLAN than they came in by)
+		/*
+		 * Forwarded without a bridge: the CNM goes back by the device
+		 * the culprit came in on, in that device's VLAN, not the
+		 * culprit's egress one: a VLAN device tags it itself, and a
+		 * frame that arrived on a real device with a VID would have
+		 * been delivered to a VLAN device (or dropped), so it came
+		 * untagged.
 		 */
-		if (dev && is_vlan_dev(dev))
-			*tagged = false;
+		dev = dev_get_by_index_rcu(dev_net(port), req->ifindex);
+		*tagged = false;
 	}
 	if (dev && !(dev->flags & IFF_UP))
 		dev = NULL;
 	if (dev)
-		dev_hold(dev);
+		netdev_hold(dev, tracker, GFP_ATOMIC);
 	rcu_read_unlock();
 	return dev;
 }
@@ -647,6 +672,7 @@ static __be16 qcn_cnm_vlan_proto(struct net_device *port,
 
 static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 {
+	netdevice_tracker tracker;
 	unsigned int hlen, len;
 	struct net_device *dev;
 	struct sk_buff *skb;
@@ -655,14 +681,16 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 	u16 vid;
 	int ret;
 
-	dev = qcn_cnm_dev(port, req, &vid, &tagged);
+	dev = qcn_cnm_dev(port, req, &vid, &tagged, &tracker);
 	if (!dev)
 		return -ENODEV;
 	hlen = LL_RESERVED_SPACE(dev) + (tagged ? VLAN_HLEN : 0);
 	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
-	skb = alloc_skb(hlen + len + dev->needed_tailroom, GFP_ATOMIC);
+	/* a failure is counted in cnm_fail, not logged per CNM */
+	skb = alloc_skb(hlen + len + dev->needed_tailroom,
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
-		dev_put(dev);
+		netdev_put(dev, &tracker);
 		return -ENOMEM;
 	}
 	skb_reserve(skb, hlen);
@@ -682,7 +710,7 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 				       vid | (QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
 	skb->dev = dev;
 	ret = dev_queue_xmit(skb);
-	dev_put(dev);
+	netdev_put(dev, &tracker);
 	return net_xmit_eval(ret) ? -EIO : 0;
 }
 
