@@ -68,6 +68,12 @@ struct sch_qcn_af {
 	u8 fb;				/* enum tc_qcn_af_fb */
 
 	struct hrtimer timer;
+	/*
+	 * The Ts update and reset, which 6.1's __qdisc_destroy() calls
+	 * without the root lock (after a graft the timer takes the new
+	 * root's lock).  Taken inside the root lock.
+	 */
+	spinlock_t lock;
 	/* buckets[] that carried traffic in the last update or since */
 	struct qcn_af_class *buckets;
 	unsigned long *live;		/* bitmap of such buckets */
@@ -273,7 +279,9 @@ static enum hrtimer_restart sch_qcn_af_timer(struct hrtimer *timer)
 	 * on a running timer), which then owns the next period.
 	 */
 	if (af->enabled && !hrtimer_is_queued(timer)) {
+		spin_lock(&af->lock);
 		sch_qcn_af_run(af);
+		spin_unlock(&af->lock);
 		hrtimer_forward_now(timer, ns_to_ktime(af->p.ts_ns));
 		ret = HRTIMER_RESTART;
 	}
@@ -342,6 +350,7 @@ struct sch_qcn_af *sch_qcn_af_create(struct Qdisc *sch,
 	if (!af)
 		goto nomem;
 	af->sch = sch;
+	spin_lock_init(&af->lock);
 	qcn_af_params_default(&af->p);
 	af->ts_us = div_u64(af->p.ts_ns, NSEC_PER_USEC);
 	hrtimer_init(&af->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -384,6 +393,7 @@ void sch_qcn_af_reset(struct sch_qcn_af *af)
 
 	if (!af)
 		return;
+	spin_lock_bh(&af->lock);
 	for (b = 0; b < af->clhash.hashsize; b++)
 		hlist_for_each_entry(cl, &af->clhash.hash[b], common.hnode) {
 			cl->core.arrived = 0;
@@ -395,6 +405,7 @@ void sch_qcn_af_reset(struct sch_qcn_af *af)
 	memset(af->buckets, 0, SCH_QCN_AF_BUCKETS * sizeof(*af->buckets));
 	bitmap_zero(af->live, SCH_QCN_AF_BUCKETS);
 	WRITE_ONCE(af->nlive, 0);
+	spin_unlock_bh(&af->lock);
 }
 
 void sch_qcn_af_destroy(struct sch_qcn_af *af)

@@ -215,6 +215,13 @@ struct qcn_sched_data {
 	struct sch_qcn_af *af;
 	struct qdisc_watchdog watchdog;
 	struct hrtimer	ka_timer;
+	/*
+	 * The keep-alive timer's work and ->reset, which 6.1's
+	 * __qdisc_destroy() calls without the root lock (and after a graft
+	 * the timer takes the new root's lock): the timer must not walk the
+	 * queue while reset frees it.  Taken inside the root lock.
+	 */
+	spinlock_t	timer_lock;
 
 	spinlock_t	cnm_lock;	/* ring and the CNM counters */
 	u32		cnm_head;
@@ -817,6 +824,7 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
+	spin_lock(&q->timer_lock);
 	ka = (u64)READ_ONCE(q->keepalive) * NSEC_PER_USEC;
 	now = ktime_get_ns();
 	if (qcn_cp_keepalive_due(q->backlog, q->cp_params.qeq, now,
@@ -831,6 +839,7 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 		hrtimer_set_expires(timer, ns_to_ktime(max(q->ka_ref + ka, now + 1)));
 		ret = HRTIMER_RESTART;
 	}
+	spin_unlock(&q->timer_lock);
 	spin_unlock(root_lock);
 	rcu_read_unlock();
 	return ret;
@@ -999,12 +1008,14 @@ static void qcn_reset(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 
+	spin_lock_bh(&q->timer_lock);
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	qcn_purge(sch);
 	sch->qstats.backlog = 0;
 	sch->q.qlen = 0;
 	q->time_next = 0;
 	qcn_cp_init(&q->cp, &q->cp_params, get_random_u32());
+	spin_unlock_bh(&q->timer_lock);
 	qdisc_watchdog_cancel(&q->watchdog);
 	spin_lock_bh(&q->cnm_lock);
 	q->cnm_tail = q->cnm_head;	/* plain data: nothing to free */
@@ -1185,6 +1196,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	q->sch = sch;
 	q->qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
 	spin_lock_init(&q->cnm_lock);
+	spin_lock_init(&q->timer_lock);
 	tasklet_setup(&q->cnm_tasklet, qcn_cnm_tasklet);
 	hrtimer_init(&q->ka_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	q->ka_timer.function = qcn_keepalive_timer;
