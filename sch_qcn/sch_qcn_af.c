@@ -194,7 +194,9 @@ int sch_qcn_af_enqueue(struct sch_qcn_af *af, struct sk_buff *skb, u32 *handle)
 		return verdict;
 	if (cl) {
 		qcn_af_account(&cl->core, qdisc_pkt_len(skb));
-		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
+		/* a GSO skb counts as the frames it is queued as */
+		_bstats_update(&cl->bstats, qdisc_pkt_len(skb),
+			       skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1);
 		*handle = cl->common.classid;
 		return 0;
 	}
@@ -236,8 +238,11 @@ void sch_qcn_af_cnm_sent(struct sch_qcn_af *af, u32 handle)
 
 /* ------------------------------------------------------ the Ts update */
 
-/* Under the root lock: eqs. (5)-(8) over classes + recently used buckets. */
-static void sch_qcn_af_run(struct sch_qcn_af *af)
+/*
+ * Under the root lock: eqs. (5)-(8) over classes + recently used buckets,
+ * for the `periods` Ts since the last run.
+ */
+static void sch_qcn_af_run(struct sch_qcn_af *af, u32 periods)
 {
 	struct qcn_af_class *c;
 	struct sch_qcn_af_class *cl;
@@ -249,7 +254,7 @@ static void sch_qcn_af_run(struct sch_qcn_af *af)
 	for_each_set_bit(b, af->live, SCH_QCN_AF_BUCKETS)
 		af->vec[n++] = &af->buckets[b];
 
-	qcn_af_update(af->vec, n, &af->p);
+	qcn_af_update_periods(af->vec, n, &af->p, periods);
 
 	/* a bucket whose estimate decayed to nothing is forgotten */
 	for_each_set_bit(b, af->live, SCH_QCN_AF_BUCKETS) {
@@ -279,10 +284,13 @@ static enum hrtimer_restart sch_qcn_af_timer(struct hrtimer *timer)
 	 * on a running timer), which then owns the next period.
 	 */
 	if (af->enabled && !hrtimer_is_queued(timer)) {
+		/* a late timer: what arrived spans every period it missed */
+		u64 periods = hrtimer_forward_now(timer,
+						  ns_to_ktime(af->p.ts_ns));
+
 		spin_lock(&af->lock);
-		sch_qcn_af_run(af);
+		sch_qcn_af_run(af, min_t(u64, max_t(u64, periods, 1), U32_MAX));
 		spin_unlock(&af->lock);
-		hrtimer_forward_now(timer, ns_to_ktime(af->p.ts_ns));
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock(root_lock);

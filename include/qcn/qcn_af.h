@@ -110,6 +110,19 @@ static inline u8 qcn_af_fb(const struct qcn_af_class *c)
 	return v > 63 ? 63 : (u8)v;
 }
 
+/* (1 - beta)^k in 1/65536 (k >= 1), by squaring: k EWMA steps' decay */
+static inline u64 qcn_af__decay(u64 beta, u32 k)
+{
+	u64 r = QCN_AF_ONE, b = QCN_AF_ONE - beta;
+
+	for (; k; k >>= 1) {
+		if (k & 1)
+			r = (r * b + QCN_AF_ONE / 2) >> 16;
+		b = (b * b + QCN_AF_ONE / 2) >> 16;
+	}
+	return r;
+}
+
 /*
  * Every Ts: eq. (5) EWMA for every class, active set (Remark 3), weighted
  * max-min fair shares over active classes with caps (eq. 8, Remark 4,
@@ -128,28 +141,39 @@ static inline u8 qcn_af_fb(const struct qcn_af_class *c)
  *          with Max_i < W_i lambda is fixed at Max_i (lambda can only grow
  *          afterwards, so a fixed class stays fixed); stop when a pass
  *          fixes nothing.  During the passes c->fair != 0 marks "fixed".
+ *
+ * After `periods` Ts (a late timer: periods > 1) the bytes arrived span
+ * them all: eq. (5) is applied `periods` times with the per-Ts mean
+ * arrived / periods as M_i-new, in closed form
+ * M_i <- (1 - beta)^k M_i + (1 - (1 - beta)^k) arrived / k.
  */
-static inline void qcn_af_update(struct qcn_af_class *const *cls, u32 n,
-				 const struct qcn_af_params *p)
+static inline void qcn_af_update_periods(struct qcn_af_class *const *cls,
+					 u32 n, const struct qcn_af_params *p,
+					 u32 periods)
 {
 	u64 beta = p->beta > QCN_AF_ONE ? QCN_AF_ONE : p->beta;
 	u64 thresh = (u64)p->active_thresh << QCN_AF_SHIFT;
-	u64 rem_s = 0, rem_w = 0, lambda, cap, w;
+	u64 rem_s = 0, rem_w = 0, lambda, cap, w, keep;
 	struct qcn_af_class *c;
 	bool changed;
 	u32 i;
 
+	if (periods == 0)
+		periods = 1;
+	keep = periods == 1 ? QCN_AF_ONE - beta : qcn_af__decay(beta, periods);
 	for (i = 0; i < n; i++) {
 		u64 x;
 
 		c = cls[i];
-		x = c->arrived > QCN_AF_ARRIVED_MAX ? QCN_AF_ARRIVED_MAX : c->arrived;
+		x = periods == 1 ? c->arrived : qcn_div_u64(c->arrived, periods);
+		if (x > QCN_AF_ARRIVED_MAX)
+			x = QCN_AF_ARRIVED_MAX;
 		c->arrived = 0;
 		if (c->m > (QCN_AF_ARRIVED_MAX << QCN_AF_SHIFT))
 			c->m = QCN_AF_ARRIVED_MAX << QCN_AF_SHIFT;
 		/* eq. (5): both products <= 2^46 * 2^16 */
-		c->m = ((QCN_AF_ONE - beta) * c->m +
-			beta * (x << QCN_AF_SHIFT) + (QCN_AF_ONE / 2)) >> 16;
+		c->m = (keep * c->m + (QCN_AF_ONE - keep) * (x << QCN_AF_SHIFT) +
+			(QCN_AF_ONE / 2)) >> 16;
 		c->active = c->m > thresh;		/* Remark 3 */
 		c->fair = 0;
 		if (c->active) {
@@ -188,6 +212,13 @@ static inline void qcn_af_update(struct qcn_af_class *const *cls, u32 n,
 			c->fair = qcn_af__weight(c) * lambda;
 		c->fb_af = qcn_af_fb(c);
 	}
+}
+
+/* One Ts (see qcn_af_update_periods()) */
+static inline void qcn_af_update(struct qcn_af_class *const *cls, u32 n,
+				 const struct qcn_af_params *p)
+{
+	qcn_af_update_periods(cls, n, p, 1);
 }
 
 /*

@@ -81,6 +81,36 @@ static void test_ewma(void)
 	store[0].arrived = 0;
 	qcn_af_update(ptrs, 1, &p);
 	CHECK_U64(store[0].m, S8(87500), "eq. 5: no arrivals decays by (1 - beta)");
+	/* a late timer: k periods' arrivals at once = k updates of the mean */
+	{
+		struct qcn_af_class one = { .weight = 1 };
+		struct qcn_af_class *po = &one;
+		uint32_t k;
+
+		for (k = 2; k <= 40; k += 19) {
+			uint64_t m;
+
+			store[0].m = S8(20000);
+			store[0].arrived = 0;
+			one.m = S8(20000);
+			for (i = 0; i < (int)k; i++) {
+				store[0].arrived = 60000;
+				qcn_af_update(ptrs, 1, &p);
+			}
+			one.arrived = 60000ULL * k;
+			qcn_af_update_periods(&po, 1, &p, k);
+			m = store[0].m > one.m ? store[0].m - one.m : one.m - store[0].m;
+			CHECK(m <= S8(20), "eq. 5 over %u late periods = %u updates of the mean "
+			      "(%" PRIu64 " vs %" PRIu64 ")", k, k, one.m, store[0].m);
+		}
+		one.m = S8(20000);
+		one.arrived = 60000;
+		qcn_af_update_periods(&po, 1, &p, 1);
+		store[0].m = S8(20000);
+		store[0].arrived = 60000;
+		qcn_af_update(ptrs, 1, &p);
+		CHECK_U64(one.m, store[0].m, "eq. 5: one period is qcn_af_update() exactly");
+	}
 	/* overflow: a huge count is clamped, not wrapped */
 	store[0].m = 0;
 	store[0].arrived = 1ULL << 50;
