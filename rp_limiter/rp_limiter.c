@@ -7,8 +7,10 @@
  *
  * - CNMs (ethertype 0x22E7) are received by one packet_type handler and
  *   offered to the qcn_rp instances of the device they arrived on (one
- *   per TX queue under mq), found in a per-netns RCU list (no global lock
- *   on the packet path).  They are decoded by include/qcn/qcn_cnm.h;
+ *   per TX queue under mq), found in a per-netns RCU hash by device (no
+ *   global lock on the packet path); an instance that has sent no flow of
+ *   the CNM's hash is passed over without its lock (rp_sched.seen).
+ *   They are decoded by include/qcn/qcn_cnm.h;
  *   malformed, group-addressed and qFb 0 ones are counted, dropped
  *   (qFb 0 is taken in the N-AIMD modes, below).
  * - Flows (`flow l4|l3|dst-mac`) are tracked in a bounded hash table when
@@ -61,6 +63,7 @@
 #include <linux/module.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
@@ -83,6 +86,8 @@
 #define RP_FLOW_BUCKETS		1024
 #define RP_MAX_FLOWS		8192		/* tracked flows per qdisc */
 #define RP_FLOW_AGE		(2 * HZ)	/* "recently sent" */
+#define RP_SEEN_SLOTS		4096		/* see rp_sched.seen */
+#define RP_NET_HASH_BITS	6		/* rp_net.devs */
 #define RP_MAX_LIMITERS		TC_QCN_RP_MAX_LIMITERS
 #define RP_DEF_LIMITERS		1024
 #define RP_DEF_LIMIT		(4 << 20)	/* bytes */
@@ -173,14 +178,28 @@ struct rp_sched {
 
 	struct Qdisc *sch;
 	int ifindex;
-	struct list_head net_node;	/* rp_net.list, RCU */
-	struct rcu_head rcu;
+	struct list_head net_node;	/* in rp_net.devs, RCU */
+	struct rcu_head rcu;		/* kfree_rcu(): within 4 KB of q */
+
+	/*
+	 * Tracked flows per slot of their hash (saturating at 255, then
+	 * never decremented): the CNM handler reads it without q->lock and
+	 * passes over an instance that has sent no flow of that hash, so a
+	 * flood of forged CNMs takes no instance lock it does not need.
+	 */
+	u8 seen[RP_SEEN_SLOTS];
 };
 
+/* the netns' instances by device (ifindex hash), in the order added */
 struct rp_net {
-	spinlock_t lock;		/* writers of list (RCU for readers) */
-	struct list_head list;
+	spinlock_t lock;		/* writers of devs (RCU for readers) */
+	struct list_head devs[1 << RP_NET_HASH_BITS];
 };
+
+static struct list_head *rp_net_devs(struct rp_net *rn, int ifindex)
+{
+	return &rn->devs[hash_32(ifindex, RP_NET_HASH_BITS)];
+}
 
 static unsigned int rp_net_id __read_mostly;
 
@@ -317,6 +336,22 @@ static struct rp_flow *rp_flow_find(struct rp_sched *q,
 	return NULL;
 }
 
+static void rp_seen_inc(struct rp_sched *q, u32 h)
+{
+	u8 *c = &q->seen[h % RP_SEEN_SLOTS];
+
+	if (*c != U8_MAX)
+		WRITE_ONCE(*c, *c + 1);
+}
+
+static void rp_seen_dec(struct rp_sched *q, u32 h)
+{
+	u8 *c = &q->seen[h % RP_SEEN_SLOTS];
+
+	if (*c != U8_MAX)
+		WRITE_ONCE(*c, *c - 1);
+}
+
 /* Forget this bucket's flows that are idle and unlimited. */
 static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 {
@@ -327,6 +362,7 @@ static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 		if (f->lim || time_before(jiffies, f->last_tx + RP_FLOW_AGE))
 			continue;
 		hlist_del(&f->node);
+		rp_seen_dec(q, f->hash);
 		kmem_cache_free(rp_flow_cache, f);
 		q->nflows--;
 	}
@@ -724,6 +760,21 @@ static bool rp_cnm_to_host(const struct sk_buff *skb,
 		skb_mac_header_was_set(skb) &&
 		ether_addr_equal(eth_hdr(skb)->h_dest, orig_dev->dev_addr));
 }
+
+/*
+ * Without q->lock: may q have sent the flow m names?  False when no flow
+ * of its hash is tracked (rp_sched.seen); true may be a collision, which
+ * rp_cnm() tells under the lock.
+ */
+static bool rp_cnm_maybe(const struct rp_sched *q, const struct qcn_cnm *m)
+{
+	struct tc_qcn_rp_flow_key key;
+
+	rp_key(READ_ONCE(q->flow_kind), m->dst, m->msdu, m->msdu_len, m->prio,
+	       &key);
+	return READ_ONCE(q->seen[rp_hash(q, &key) % RP_SEEN_SLOTS]);
+}
+
 static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig_dev)
 {
@@ -731,9 +782,11 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 	u8 pdu[QCN_CNM_HDR_LEN + QCN_CNM_MSDU_MAX];
 	u32 len = min_t(u32, skb->len, sizeof(pdu));
 	struct rp_sched *q, *first = NULL;
+	struct list_head *head[2];
 	enum rp_cnm_verdict v;
 	struct qcn_cnm m;
 	bool taken = false;
+	int i;
 
 	/*
 	 * A CP sends a CNM to the sampled frame's source address, never to
@@ -758,19 +811,27 @@ static int rp_cnm_rcv(struct sk_buff *skb, struct net_device *dev,
 	else
 		v = RP_CNM_VALID;
 
+	head[0] = rp_net_devs(rn, dev->ifindex);
+	head[1] = orig_dev != dev ? rp_net_devs(rn, orig_dev->ifindex) : NULL;
+	if (head[1] == head[0])
+		head[1] = NULL;
 	rcu_read_lock();
-	list_for_each_entry_rcu(q, &rn->list, net_node) {
-		if (!rp_cnm_for(q, dev, orig_dev))
-			continue;
-		if (!first)
-			first = q;
-		if (v != RP_CNM_VALID && v != RP_CNM_QFB0)
-			break;
-		spin_lock(&q->lock);
-		taken = !q->dead && rp_cnm(q, &m);
-		spin_unlock(&q->lock);
-		if (taken)
-			break;
+	for (i = 0; i < 2 && head[i] && !taken; i++) {
+		list_for_each_entry_rcu(q, head[i], net_node) {
+			if (!rp_cnm_for(q, dev, orig_dev))
+				continue;
+			if (!first)
+				first = q;
+			if (v != RP_CNM_VALID && v != RP_CNM_QFB0)
+				break;
+			if (!rp_cnm_maybe(q, &m))
+				continue;
+			spin_lock(&q->lock);
+			taken = !q->dead && rp_cnm(q, &m);
+			spin_unlock(&q->lock);
+			if (taken)
+				break;
+		}
 	}
 	if (first && !taken) {
 		spin_lock(&first->lock);
@@ -881,6 +942,7 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 				f->key = key;
 				f->hash = h;
 				hlist_add_head(&f->node, &q->flows[b]);
+				rp_seen_inc(q, h);
 				q->nflows++;
 			}
 		}
@@ -1121,6 +1183,7 @@ static void rp_flows_free(struct rp_sched *q)
 			kmem_cache_free(rp_flow_cache, f);
 		}
 	q->nflows = 0;
+	memset(q->seen, 0, sizeof(q->seen));
 }
 
 static void rp_reset(struct Qdisc *sch)
@@ -1395,7 +1458,7 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 
 	spin_lock_bh(&rn->lock);
-	list_add_tail_rcu(&q->net_node, &rn->list);
+	list_add_tail_rcu(&q->net_node, rp_net_devs(rn, q->ifindex));
 	spin_unlock_bh(&rn->lock);
 	return 0;
 }
@@ -1643,9 +1706,11 @@ static struct Qdisc_ops rp_qdisc_ops __read_mostly = {
 static int __net_init rp_net_init(struct net *net)
 {
 	struct rp_net *rn = net_generic(net, rp_net_id);
+	unsigned int i;
 
 	spin_lock_init(&rn->lock);
-	INIT_LIST_HEAD(&rn->list);
+	for (i = 0; i < ARRAY_SIZE(rn->devs); i++)
+		INIT_LIST_HEAD(&rn->devs[i]);
 	return 0;
 }
 
