@@ -876,32 +876,47 @@ static void rp_limiter_add(struct rp_sched *q, struct rp_limiter *lim,
 }
 
 /*
- * Under q->lock: a GSO skb of a limited flow goes on lim as its Ethernet
- * frames, each paced at CR and counted by the byte counter, as a NIC's
- * limiter paces the frames its TSO engine cuts.  Pacing the 64 KB skb as
- * one unit would send line-rate bursts of 44 frames at any CR, and a CP
- * with Qeq 26 KB would see congestion at every average rate.  Unlimited
- * flows keep their GSO skbs (no cost while QCN is idle).
+ * A GSO skb of a limited flow goes on its limiter as its Ethernet frames,
+ * each paced at CR and counted by the byte counter, as a NIC's limiter
+ * paces the frames its TSO engine cuts.  Pacing the 64 KB skb as one unit
+ * would send line-rate bursts of 44 frames at any CR, and a CP with Qeq
+ * 26 KB would see congestion at every average rate.  Unlimited flows keep
+ * their GSO skbs (no cost while QCN is idle).
+ *
+ * Called without q->lock: the skb is segmented first, so that the CNM
+ * handler and the timer do not wait for it; the flow's limiter is looked
+ * up again after (it may have been released meanwhile: the frames then
+ * go to the FIFO).
  */
-static int rp_limiter_add_gso(struct rp_sched *q, struct rp_limiter *lim,
-			      struct sk_buff *skb, struct Qdisc *sch,
-			      struct sk_buff **to_free)
+static int rp_enqueue_gso(struct rp_sched *q, struct sk_buff *skb,
+			  const struct tc_qcn_rp_flow_key *key, u32 h,
+			  struct Qdisc *sch, struct sk_buff **to_free)
 {
 	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, nb = 0;
 	struct sk_buff *segs, *next;
+	struct rp_limiter *lim;
+	struct rp_flow *f;
 
 	segs = qcn_gso_segment(skb, sch, to_free);
-	if (segs)
-		q->st.gso_split++;
+	if (!segs)
+		return NET_XMIT_DROP;
+	spin_lock(&q->lock);
+	q->st.gso_split++;
+	f = rp_flow_find(q, key, h);
+	lim = f ? f->lim : NULL;
 	skb_list_walk_safe(segs, segs, next) {
 		skb_mark_not_on_list(segs);
 		rp_charge(q, segs);
-		rp_limiter_add(q, lim, segs);
+		if (lim)
+			rp_limiter_add(q, lim, segs);
+		else
+			rp_direct_add(q, segs);
 		qdisc_qstats_backlog_inc(sch, segs);
 		sch->q.qlen++;
 		nb++;
 		len += qdisc_pkt_len(segs);
 	}
+	spin_unlock(&q->lock);
 	return qcn_gso_enqueued(sch, nb, prev_len, len);
 }
 
@@ -914,7 +929,6 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct rp_limiter *lim;
 	struct rp_flow *f;
 	u32 h, b;
-	int ret;
 
 	if (unlikely(sch->qstats.backlog + len > READ_ONCE(q->limit))) {
 		spin_lock(&q->lock);
@@ -963,9 +977,8 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		goto drop;
 	}
 	if (lim && skb_is_gso(skb)) {
-		ret = rp_limiter_add_gso(q, lim, skb, sch, to_free);
 		spin_unlock(&q->lock);
-		return ret;
+		return rp_enqueue_gso(q, skb, &key, h, sch, to_free);
 	}
 	rp_charge(q, skb);
 	if (lim)
