@@ -37,14 +37,20 @@
  * ages the heuristic.  A flow absent from the table has index 0.
  *
  * CNMs are encoded at the sampling instant (include/qcn/qcn_cnm.h) into a
- * bounded per-qdisc ring and transmitted from a tasklet: the CNM's delay
- * is part of the loop delay, and a tasklet runs in softirq context right
- * after the current one, where a work item waits for a kworker, which a
- * busy host schedules late.  (A tasklet, not a BH workqueue: 6.1 has none.
- * xstats cnm_delay_ns measures the delay.)  A CNM goes through the bridge
- * when the qdisc's device is a bridge port (the bridge's forwarding
- * database sends it toward the source), otherwise out of the device the
- * culprit frame arrived on.  CNMs are never sampled themselves.
+ * bounded per-qdisc ring and transmitted from a tasklet.  Not from the
+ * sampling context itself: a sample is taken in enqueue under the root
+ * lock, and dev_queue_xmit() there would take the root lock of the device
+ * the CNM leaves by, possibly this one.  Not from a work item: the CNM's
+ * delay is part of the control loop's, and a work item waits for a
+ * kworker, which a busy host schedules late, where a tasklet runs in
+ * softirq context right after the current one.  A BH workqueue would do
+ * the same as the tasklet, but 6.1 has none, and one mechanism keeps both
+ * kernels' behaviour alike (xstats cnm_delay_ns measures the delay).
+ *
+ * A CNM goes through the bridge when the qdisc's device is a bridge port
+ * (the bridge's forwarding database sends it toward the source), otherwise
+ * out of the device the culprit frame arrived on.  CNMs are never sampled
+ * themselves.
  *
  * VLANs: a CNM travels in the VLAN of its culprit.  A tagged culprit (an
  * accelerated or in-band 802.1Q/802.1ad tag) gets a CNM with the same VID
@@ -238,7 +244,12 @@ static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
 	return (struct qcn_skb_cb *)qdisc_skb_cb(skb)->data;
 }
 
-/* The backlog is about to change (or be dumped): count its time so far. */
+/*
+ * The backlog is about to change (or be dumped): count its time so far.
+ * The integral is kept modulo 2^64, product and sum alike, so the
+ * difference of two dumps (what a reader uses) is exact while the true
+ * one is below 2^64 byte*ns: 8.6 s of a 2 GB backlog, 9 min of 32 MB.
+ */
 static void qcn_backlog_time(struct qcn_sched_data *q, u32 backlog, u64 now)
 {
 	if (now > q->bl_stamp) {
