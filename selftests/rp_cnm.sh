@@ -37,7 +37,13 @@ cnm_out() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
 cnm() { cnm_out "$@" > /dev/null; }
 xs() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
 nclasses() { nsx a tc -s class show dev eth0 | grep -c '^class qcn_rp'; }
+test_lims() { [ "$(xs limiters_active)" = "$1" ]; }
+cnm_seen() { [ "$(xs cnm_rx)" -ge 1 ]; }
 send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+# the qdisc has sent N more packets than at mark_sent
+mark_sent() { sent0=$(xs packets 2>/dev/null || echo 0); }
+sent_more() { [ "$(xs packets)" -ge $((sent0 + $1)) ]; }
+sending() { mark_sent; busywait 5000 sent_more 10 > /dev/null; }
 # the RP core on the qdisc's options: qcn-rp-trace takes them as --OPTION
 # shellcheck disable=SC2046,SC2086
 rp_trace() { "$TRACE" $(printf -- '--%s %s ' $RP); }
@@ -46,8 +52,10 @@ rp_trace() { "$TRACE" $(printf -- '--%s %s ' $RP); }
 nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 time-reset 10s jitter off
 ktap_check "qcn_rp with limiters 1" test $? -eq 0
 send -b 5000 -r 2000000 -t 8
+s1=$TB_LAST_PID
 send -b 5002 -r 2000000 -t 8
-sleep 1
+s2=$TB_LAST_PID
+sending
 cnm 10 5001
 ktap_check "a CNM for a flow never sent is unmatched" \
 	test "$(xs cnm_rx)/$(xs cnm_unmatched)/$(xs limiters_created)" = "1/1/0"
@@ -86,7 +94,8 @@ reject "time-reset 0" time-reset 0
 reject "flow ip" flow ip
 reject "unknown option" burst 10
 nsx a tc qdisc del dev eth0 root
-sleep 7
+# the section's senders are done before their port is reused
+wait "$s1" "$s2"
 
 # ------------------------------------- 802.1Qau mode: cut and recovery
 # One CNM with qFb 63 at t = 0; byte counter out of reach, so the timer
@@ -106,12 +115,17 @@ ktap_check "options in JSON: maxrate, ai_rate, hai_rate, time_reset, byte_reset 
 # ~30 ms at the cut rate, and a limiter that runs dry reads low in the
 # first window)
 nsbg b "$SINK" 9000 50 9 "$tmp/sink.start" > "$tmp/sink"
+sink=$TB_LAST_PID
 send -b 5000 -r 90000000 -B 1000000 -t 9
-sleep 1.5
+s1=$TB_LAST_PID
+# the "before" window: from 1000 ms to 100 ms before the CNM
+sending
+sleep 1
 t_cnm=$(cnm_out 63 5000)
 off=$(( ${t_cnm##* } - $(cat "$tmp/sink.start") ))
 ktap_info "CNM sent at $off ms on the sink's clock"
-sleep 7
+# the sink records the cut and the recovery to the end of its 9 s
+wait "$sink"
 printf 't_us=0 cnm qfb=63\nt_us=7000000 tx bytes=0\n' |
 	rp_trace > "$tmp/trace"
 # expected CR (kbit/s of payload: 1400 of 1442 octets) at ms after the CNM
@@ -141,7 +155,7 @@ post=$(rate 4500 6500)
 # released: the offered 90 Mbit/s again; a limiter holds it at <= maxrate (50)
 ktap_bound --timing unlimited_after_kbit "$post" '>' 60000 "unlimited again after release ($post kbit/s > 60000)"
 nsx a tc qdisc del dev eth0 root
-sleep 2
+wait "$s1"
 
 # ------------------------------------------ QCN-T: FR -> AI -> HAI -> release
 # Three CNMs 480 ms apart pull TR down; t = 400 ms, HAI threshold
@@ -150,16 +164,18 @@ RP="maxrate 50mbit ai-rate 1mbit hai-rate 2mbit time-reset 800ms qcnt-period 400
 nsx a tc qdisc add dev eth0 root qcn_rp $RP
 ktap_check "mode qcn-t shown" bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep -q 'mode qcn-t'"
 send -b 5000 -t 12
-sleep 1
+sending
 # qcnstat polls the limiter's state every 20 ms from one process, stamped
 # on CLOCK_MONOTONIC like cnm_send's "at_mono_ms" (the guest can take
 # 100s of ms to start a process: stamps taken around the commands were
 # off by as much)
 nsbg a "$QS" -d eth0 -m -i 20ms -t 12s > "$tmp/poll"
 qs=$TB_LAST_PID
-sleep 0.5
+# qcnstat polls (its header and a first row)
+polling() { [ "$(grep -c . "$tmp/poll" 2>/dev/null)" -ge 2 ]; }
+busywait 5000 polling > /dev/null
 : > "$tmp/mono"
-for k in 0 1 2; do
+for _ in 0 1 2; do
 	t=$(cnm_out 63 5000); echo "${t##* }" >> "$tmp/mono"
 	sleep 0.48
 done
@@ -212,14 +228,13 @@ nsx a tc qdisc replace dev eth0 root qcn_rp max-rate 50mbit time-reset 10s byte-
 ktap_check "max-rate (the alias) is shown as maxrate" \
 	bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep ' maxrate 50Mbit ' | grep -vq max-rate"
 send -b 5000 -t 5
-sleep 0.5
+sending
 cnm 63 5000
-sleep 0.5
-ktap_check "limited flow under traffic" test "$(xs limiters_active)" = 1
+ktap_check "limited flow under traffic" busywait 3000 test_lims 1
 ktap_check "qdisc delete with a limited, backlogged flow" nsx a tc qdisc del dev eth0 root
 nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit
 cnm 63 5000
-sleep 0.3
+busywait 3000 cnm_seen > /dev/null
 tb_cleanup
 ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload rp_limiter
 ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter

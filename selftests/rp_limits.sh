@@ -24,17 +24,23 @@ cnm() { nsx b "$CNM" -i eth0 -d $A -s $B -q "$1" -e $B \
 	-u "$QCN_NET.1:$2,$QCN_NET.100:9000" "${@:3}" > /dev/null; }
 qj() { nsx a tc -s -j qdisc show dev eth0 | jq -r ".[0].$1"; }
 send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 "$@" > /dev/null; }
+# the qdisc has sent N more packets than at mark_sent; qj KEY is above N
+mark_sent() { sent0=$(qj packets); }
+sent_more() { [ "$(qj packets)" -ge $((sent0 + $1)) ]; }
+above() { [ "$(qj "$1")" -gt "$2" ]; }
 
 # ------------------------------------------- lowering limit
 # one flow cut to ~1.6 Mbit/s by five CNMs, offered 20 Mbit/s with a 1 MB
 # send buffer: its limiter holds ~400 KB
 nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
 	time-reset 10s byte-reset 1gb jitter off
+mark_sent
 send -b 5000 -r 20000000 -B 1000000 -t 60
 x1=$TB_LAST_PID
-sleep 0.5
-for i in 1 2 3 4 5; do cnm "$RP_LIMITS_QFB" 5000; done
-sleep 1.5
+busywait 5000 sent_more 10 > /dev/null
+for _ in 1 2 3 4 5; do cnm "$RP_LIMITS_QFB" 5000; done
+# the limiter's queue fills (its steady state ~400 KB)
+busywait 5000 above backlog 300000 > /dev/null
 before=$(qj backlog)
 ktap_info "limited flow: backlog $before bytes, $(qj limiters_active) limiter"
 # cut to ~1.6 Mbit/s, it holds ~400 KB; not cut (20 Mbit/s < max-rate), it queues nothing
@@ -55,8 +61,10 @@ ktap_rejected "limiters 65536 (one more than the class minors 1..65535)" \
 	nsx a tc qdisc change dev eth0 root qcn_rp limiters 65536
 nsx a tc qdisc del dev eth0 root
 nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter off
-for p in 5000 5001 5002 5003; do send -b $p -r 1000000 -t 3; done
-sleep 0.5
+mark_sent
+pids=()
+for p in 5000 5001 5002 5003; do send -b $p -r 1000000 -t 3; pids+=("$TB_LAST_PID"); done
+busywait 5000 sent_more 40 > /dev/null
 nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
 	-u "$QCN_NET.1:5000,$QCN_NET.100:9000" -k 4 > /dev/null
 ids=$(nsx a tc class show dev eth0 | awk '/^class qcn_rp/ { print $3 }' | sort -u | tr '\n' ' ')
@@ -74,12 +82,15 @@ nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit min-rate 1mbit \
 	time-reset 10s byte-reset 1gb jitter off limit 300kb flow_limit 40
 ktap_check "flow_limit 40 shown" \
 	bash -c "ip netns exec $TB-a tc qdisc show dev eth0 | grep -q 'flow_limit 40 memory_limit 32Mb'"
-sleep 2
+# the four senders of the section above are done
+wait "${pids[@]}"
+mark_sent
 send -b 7000 -r 10000000 -B 1000000 -t 14
 x2=$TB_LAST_PID
-sleep 0.5
-for i in 1 2 3 4 5; do cnm 63 7000; done
-sleep 1
+busywait 5000 sent_more 10 > /dev/null
+for _ in 1 2 3 4 5; do cnm 63 7000; done
+# X's limiter is full: it drops at flow_limit
+busywait 5000 above flow_limit_drops 0 > /dev/null
 lb=$(nsx a tc -s class show dev eth0 | awk '$1 == "backlog" { sub("b", "", $2); print $2; exit }')
 nsbg b "$QCN_TOP/selftests/udp_sink" 9001 100 5 > "$tmp/sink"
 sink=$TB_LAST_PID
@@ -101,7 +112,7 @@ ktap_check "no tail drop at limit: Y loses nothing in qcn_rp (limit_drops $ld, d
 # X still sending (a gap would let its limiter age out), its limiter now
 # uncapped: the memory limit bounds it
 nsx a tc qdisc change dev eth0 root qcn_rp flow_limit 100000 limit 4mb memory_limit 200kb
-sleep 2
+busywait 5000 above memory_drops 0 > /dev/null
 mu=$(qj memory_usage)
 ktap_info "memory_limit 200kb: usage $mu, memory_drops $(qj memory_drops)"
 ktap_check "memory_limit 200kb holds (usage $mu)" test "$mu" -le $((200 * 1024))
