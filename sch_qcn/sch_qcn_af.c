@@ -74,7 +74,10 @@ struct sch_qcn_af {
 	 * root's lock).  Taken inside the root lock.
 	 */
 	spinlock_t lock;
-	/* buckets[] that carried traffic in the last update or since */
+	/*
+	 * From sch_qcn_af_prepare(), NULL until AF is first switched on.
+	 * buckets[] that carried traffic in the last update or since:
+	 */
 	struct qcn_af_class *buckets;
 	unsigned long *live;		/* bitmap of such buckets */
 	u32 nlive;
@@ -364,34 +367,60 @@ struct sch_qcn_af *sch_qcn_af_create(struct Qdisc *sch,
 	hrtimer_init(&af->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	af->timer.function = sch_qcn_af_timer;
 
-	af->buckets = kvcalloc(SCH_QCN_AF_BUCKETS, sizeof(*af->buckets),
-			       GFP_KERNEL);
-	af->live = bitmap_zalloc(SCH_QCN_AF_BUCKETS, GFP_KERNEL);
-	af->vec = kvcalloc(SCH_QCN_AF_MAX_CLASSES + SCH_QCN_AF_BUCKETS,
-			   sizeof(*af->vec), GFP_KERNEL);
-	if (!af->buckets || !af->live || !af->vec)
-		goto free;
 	err = qdisc_class_hash_init(&af->clhash);
 	if (err)
 		goto free;
 	err = tcf_block_get(&af->block, &af->filter_list, sch, extack);
 	if (err) {
 		qdisc_class_hash_destroy(&af->clhash);
-		goto free_quiet;
+		kfree(af);
+		return NULL;
 	}
 	return af;
 
 free:
-	NL_SET_ERR_MSG(extack, "qcn: no memory for the AF-QCN state");
-free_quiet:
-	kvfree(af->vec);
-	bitmap_free(af->live);
-	kvfree(af->buckets);
 	kfree(af);
-	return NULL;
 nomem:
 	NL_SET_ERR_MSG(extack, "qcn: no memory for the AF-QCN state");
 	return NULL;
+}
+
+/*
+ * The flow buckets and the update vector (~90 KB) are allocated the first
+ * time AF is switched on and kept until the qdisc goes: an instance that
+ * never runs AF (every TX queue's under mq, say) does not carry them.
+ * Called under RTNL before sch_tree_lock, as it sleeps; until af->enabled
+ * is set under that lock nothing on the packet path reads the tables.
+ */
+int sch_qcn_af_prepare(struct sch_qcn_af *af, struct nlattr **tb,
+		       struct netlink_ext_ack *extack)
+{
+	int node = netdev_queue_numa_node_read(af->sch->dev_queue);
+	struct qcn_af_class *buckets;
+	struct qcn_af_class **vec;
+	unsigned long *live;
+
+	if (!tb[TCA_QCN_AF] || !nla_get_u8(tb[TCA_QCN_AF]) || af->buckets)
+		return 0;
+	buckets = kvzalloc_node(array_size(SCH_QCN_AF_BUCKETS,
+					   sizeof(*buckets)), GFP_KERNEL, node);
+	vec = kvzalloc_node(array_size(SCH_QCN_AF_MAX_CLASSES +
+				       SCH_QCN_AF_BUCKETS, sizeof(*vec)),
+			    GFP_KERNEL, node);
+	live = bitmap_zalloc(SCH_QCN_AF_BUCKETS, GFP_KERNEL);
+	if (!buckets || !vec || !live) {
+		bitmap_free(live);
+		kvfree(vec);
+		kvfree(buckets);
+		NL_SET_ERR_MSG(extack, "qcn: no memory for the AF-QCN state");
+		return -ENOMEM;
+	}
+	spin_lock_bh(&af->lock);
+	af->buckets = buckets;
+	af->live = live;
+	af->vec = vec;
+	spin_unlock_bh(&af->lock);
+	return 0;
 }
 
 void sch_qcn_af_reset(struct sch_qcn_af *af)
@@ -410,8 +439,11 @@ void sch_qcn_af_reset(struct sch_qcn_af *af)
 			cl->core.fb_af = 0;
 			cl->core.active = false;
 		}
-	memset(af->buckets, 0, SCH_QCN_AF_BUCKETS * sizeof(*af->buckets));
-	bitmap_zero(af->live, SCH_QCN_AF_BUCKETS);
+	if (af->buckets) {
+		memset(af->buckets, 0,
+		       SCH_QCN_AF_BUCKETS * sizeof(*af->buckets));
+		bitmap_zero(af->live, SCH_QCN_AF_BUCKETS);
+	}
 	WRITE_ONCE(af->nlive, 0);
 	spin_unlock_bh(&af->lock);
 }

@@ -44,7 +44,13 @@ void sch_qcn_af_reset(struct sch_qcn_af *af);
 #define SCH_QCN_AF_MIN_TS_US	TC_QCN_MIN_AF_TS
 #define SCH_QCN_AF_MAX_TS_US	TC_QCN_MAX_AF_TS
 
-/* TCA_QCN_AF_*, after qcn_policy accepted them, under sch_tree_lock. */
+/*
+ * TCA_QCN_AF_*, after qcn_policy accepted them: sch_qcn_af_prepare()
+ * allocates what they need (under RTNL, may fail), then
+ * sch_qcn_af_apply() sets them under sch_tree_lock.
+ */
+int sch_qcn_af_prepare(struct sch_qcn_af *af, struct nlattr **tb,
+		       struct netlink_ext_ack *extack);
 void sch_qcn_af_apply(struct sch_qcn_af *af, struct nlattr **tb);
 int sch_qcn_af_dump(const struct sch_qcn_af *af, struct sk_buff *skb);
 bool sch_qcn_af_enabled(const struct sch_qcn_af *af);

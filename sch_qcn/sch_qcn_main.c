@@ -201,8 +201,14 @@ struct qcn_sched_data {
 	u32		fb_period;	/* signed: 1 in fb_period arrivals sampled */
 	struct qcn_cp_params cp_params;
 
-	struct qcn_flow	*flows;		/* QCN_FLOWS; FIFO uses flows[0] */
+	/*
+	 * FIFO queues in flows[0].  flows is &fifo until DRR is first chosen,
+	 * then QCN_FLOWS flows and their index (qcn_flows_alloc()), kept
+	 * until the qdisc goes.
+	 */
+	struct qcn_flow	*flows;
 	u32		*index;		/* QCN_FLOWS + 1: flow backlogs (DRR) */
+	struct qcn_flow	fifo;
 	bool		indexed;	/* occupancy culprits can be asked for */
 	struct list_head active;
 	u32		quantum;
@@ -421,11 +427,42 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 	return skb;
 }
 
+static void qcn_flows_init(struct qcn_flow *flows, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		INIT_LIST_HEAD(&flows[i].flowchain);
+		flows[i].tree = RB_ROOT_CACHED;
+	}
+}
+
+/* DRR's flows and index, from process context; freed with kvfree(). */
+static int qcn_flows_alloc(struct Qdisc *sch, struct qcn_flow **flows,
+			   u32 **index)
+{
+	int node = netdev_queue_numa_node_read(sch->dev_queue);
+
+	*flows = kvzalloc_node(array_size(QCN_FLOWS, sizeof(**flows)),
+			       GFP_KERNEL, node);
+	*index = kvzalloc_node(array_size(QCN_FLOWS + 1, sizeof(**index)),
+			       GFP_KERNEL, node);
+	if (!*flows || !*index) {
+		kvfree(*flows);
+		kvfree(*index);
+		return -ENOMEM;
+	}
+	qcn_flows_init(*flows, QCN_FLOWS);
+	return 0;
+}
+
 /*
  * Re-queue the queued frames after a change of 'sched' or of the flows'
- * layout (indexed or not, frames hashed or not), under the lock.
+ * layout (indexed or not, frames hashed or not), under the lock; flows and
+ * index, if not NULL, replace &q->fifo (DRR chosen the first time).
  */
-static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed)
+static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed,
+		       struct qcn_flow *flows, u32 *index)
 {
 	struct sk_buff_head list;
 	struct sk_buff *skb;
@@ -433,6 +470,10 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed)
 	__skb_queue_head_init(&list);
 	while ((skb = qcn_flow_dequeue(q)) != NULL)
 		__skb_queue_tail(&list, skb);
+	if (flows) {
+		q->flows = flows;
+		q->index = index;
+	}
 	q->sched = sched;
 	q->indexed = indexed;
 	while ((skb = __skb_dequeue(&list)) != NULL)
@@ -1109,10 +1150,12 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_QCN_MAX + 1];
 	unsigned int dropped = 0, dropped_len = 0;
+	struct qcn_flow *flows = NULL;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
 	bool was_two, indexed, af;
 	u8 sched, feedback;
+	u32 *index = NULL;
 	int err;
 
 	if (!opt) {
@@ -1138,6 +1181,18 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG(extack,
 			       "qcn: feedback signed (N-AIMD) does not combine with AF-QCN");
 		return -EINVAL;
+	}
+	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
+	if (sched == TC_QCN_SCHED_DRR && q->flows == &q->fifo &&
+	    qcn_flows_alloc(sch, &flows, &index)) {
+		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
+		return -ENOMEM;
+	}
+	err = sch_qcn_af_prepare(q->af, tb, extack);
+	if (err) {
+		kvfree(flows);
+		kvfree(index);
+		return err;
 	}
 
 	sch_tree_lock(sch);
@@ -1170,16 +1225,14 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cp_params.qeq, p.qeq);
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
-	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
 	indexed = qcn_needs_index(q->sample, q->keepalive);
 	/* queued frames join the new layout; an indexed two-samples queue
 	 * holds hashed frames only (qcn_flow_link())
 	 */
 	if (sched != q->sched || indexed != q->indexed ||
 	    (indexed && !was_two && q->sample == TC_QCN_SAMPLE_TWO))
-		qcn_resort(q, sched, indexed);
-	if (q->af)
-		sch_qcn_af_apply(q->af, tb);
+		qcn_resort(q, sched, indexed, flows, index);
+	sch_qcn_af_apply(q->af, tb);
 
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	while (sch->qstats.backlog > q->limit ||
@@ -1201,7 +1254,6 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 		    struct netlink_ext_ack *extack)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
-	int i;
 
 	/* everything .destroy touches first: it also runs when init fails */
 	q->sch = sch;
@@ -1213,20 +1265,12 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	q->ka_timer.function = qcn_keepalive_timer;
 	qdisc_watchdog_init(&q->watchdog, sch);
 	INIT_LIST_HEAD(&q->active);
+	qcn_flows_init(&q->fifo, 1);
+	q->flows = &q->fifo;
 
 	q->af = sch_qcn_af_create(sch, extack);
 	if (!q->af)
 		return -ENOMEM;
-	q->flows = kvcalloc(QCN_FLOWS, sizeof(*q->flows), GFP_KERNEL);
-	q->index = kvcalloc(QCN_FLOWS + 1, sizeof(*q->index), GFP_KERNEL);
-	if (!q->flows || !q->index) {
-		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
-		return -ENOMEM;
-	}
-	for (i = 0; i < QCN_FLOWS; i++) {
-		INIT_LIST_HEAD(&q->flows[i].flowchain);
-		q->flows[i].tree = RB_ROOT_CACHED;
-	}
 
 	q->limit = QCN_DEF_LIMIT;
 	q->memory_limit = QCN_DEF_MEMORY_LIMIT;
@@ -1255,9 +1299,10 @@ static void qcn_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	tasklet_kill(&q->cnm_tasklet);
 	qcn_pci_use(q, false);
-	if (q->flows && q->index)
+	if (q->flows)
 		qcn_purge(sch);
-	kvfree(q->flows);
+	if (q->flows != &q->fifo)
+		kvfree(q->flows);
 	kvfree(q->index);
 	if (q->af)
 		sch_qcn_af_destroy(q->af);
