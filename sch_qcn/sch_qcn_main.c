@@ -646,11 +646,88 @@ static bool qcn_cnm_queue(struct qcn_sched_data *q, const struct qcn_cnm_req *re
 }
 
 /*
+ * The bridge's VLAN helpers.  sch_qcn does not depend on bridge.ko: the
+ * first CNM that leaves through a bridge port, which bridge.ko must be
+ * loaded for, resolves them with symbol_get(), and they are held until
+ * sch_qcn is unloaded.  Without VLAN filtering in the kernel, or should
+ * they not resolve, bridges are treated as not VLAN-aware.
+ */
+struct qcn_br_vlan {
+	bool (*enabled)(const struct net_device *br);
+	int (*get_pvid_rcu)(const struct net_device *dev, u16 *pvid);
+	int (*get_info_rcu)(const struct net_device *dev, u16 vid,
+			    struct bridge_vlan_info *info);
+	int (*get_proto)(const struct net_device *br, u16 *proto);
+};
+
+#if IS_ENABLED(CONFIG_BRIDGE) && IS_ENABLED(CONFIG_BRIDGE_VLAN_FILTERING)
+static struct qcn_br_vlan qcn_br_vlan __read_mostly;
+static bool qcn_br_vlan_ready;		/* qcn_br_vlan is set: acquire/release */
+static DEFINE_SPINLOCK(qcn_br_vlan_lock);
+
+static void qcn_br_vlan_put(struct qcn_br_vlan *v)
+{
+	if (v->enabled)
+		symbol_put(br_vlan_enabled);
+	if (v->get_pvid_rcu)
+		symbol_put(br_vlan_get_pvid_rcu);
+	if (v->get_info_rcu)
+		symbol_put(br_vlan_get_info_rcu);
+	if (v->get_proto)
+		symbol_put(br_vlan_get_proto);
+	memset(v, 0, sizeof(*v));
+}
+
+/* From the CNM tasklet (BH) only. */
+static const struct qcn_br_vlan *qcn_br_vlan_get(void)
+{
+	struct qcn_br_vlan v;
+
+	/* pairs with the release below: ready means qcn_br_vlan is set */
+	if (smp_load_acquire(&qcn_br_vlan_ready))
+		return &qcn_br_vlan;
+	spin_lock(&qcn_br_vlan_lock);
+	if (!qcn_br_vlan_ready) {
+		v.enabled = symbol_get(br_vlan_enabled);
+		v.get_pvid_rcu = symbol_get(br_vlan_get_pvid_rcu);
+		v.get_info_rcu = symbol_get(br_vlan_get_info_rcu);
+		v.get_proto = symbol_get(br_vlan_get_proto);
+		if (v.enabled && v.get_pvid_rcu && v.get_info_rcu &&
+		    v.get_proto) {
+			qcn_br_vlan = v;
+			/* publish the pointers before the flag */
+			smp_store_release(&qcn_br_vlan_ready, true);
+		} else {
+			qcn_br_vlan_put(&v);
+		}
+	}
+	spin_unlock(&qcn_br_vlan_lock);
+	return qcn_br_vlan_ready ? &qcn_br_vlan : NULL;
+}
+
+static void qcn_br_vlan_release(void)
+{
+	if (qcn_br_vlan_ready)
+		qcn_br_vlan_put(&qcn_br_vlan);
+}
+#else
+static const struct qcn_br_vlan *qcn_br_vlan_get(void)
+{
+	return NULL;
+}
+
+static void qcn_br_vlan_release(void)
+{
+}
+#endif
+
+/*
  * Through a VLAN-filtering bridge: the bridge port the culprit came in by
  * (the port behind which its source sits), if it is a member of the
  * culprit's VLAN; *tagged as that port sends the VLAN.  Under RCU.
  */
-static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
+static struct net_device *qcn_cnm_vlan_port(const struct qcn_br_vlan *brv,
+					    struct net_device *port,
 					    struct net_device *br,
 					    const struct qcn_cnm_req *req,
 					    u16 *vid, bool *tagged)
@@ -659,13 +736,13 @@ static struct net_device *qcn_cnm_vlan_port(struct net_device *port,
 	struct net_device *in;
 
 	*vid = req->vid;
-	if (!req->vlan_proto && br_vlan_get_pvid_rcu(port, vid))
+	if (!req->vlan_proto && brv->get_pvid_rcu(port, vid))
 		return NULL;	/* untagged egress: relayed in the PVID */
 	in = req->ifindex ? dev_get_by_index_rcu(dev_net(port), req->ifindex) :
 			    NULL;
 	if (!in || !netif_is_bridge_port(in) ||
 	    netdev_master_upper_dev_get_rcu(in) != br ||
-	    br_vlan_get_info_rcu(in, *vid, &info))
+	    brv->get_info_rcu(in, *vid, &info))
 		return NULL;
 	*tagged = !(info.flags & BRIDGE_VLAN_INFO_UNTAGGED);
 	return in;
@@ -680,6 +757,7 @@ static struct net_device *qcn_cnm_dev(struct net_device *port,
 				      u16 *vid, bool *tagged,
 				      netdevice_tracker *tracker)
 {
+	const struct qcn_br_vlan *brv;
 	struct net_device *dev = NULL;
 
 	*vid = req->vid;
@@ -687,11 +765,13 @@ static struct net_device *qcn_cnm_dev(struct net_device *port,
 	rcu_read_lock();
 	if (netif_is_bridge_port(port)) {
 		dev = netdev_master_upper_dev_get_rcu(port);
+		brv = qcn_br_vlan_get();
 		/* the port may have left its bridge since the test above */
 		if (dev && !netif_is_bridge_master(dev))
 			dev = NULL;
-		else if (dev && br_vlan_enabled(dev))
-			dev = qcn_cnm_vlan_port(port, dev, req, vid, tagged);
+		else if (dev && brv && brv->enabled(dev))
+			dev = qcn_cnm_vlan_port(brv, port, dev, req, vid,
+						tagged);
 	} else if (req->ifindex) {
 		/*
 		 * Forwarded without a bridge: the CNM goes back by the device
@@ -716,6 +796,7 @@ static struct net_device *qcn_cnm_dev(struct net_device *port,
 static __be16 qcn_cnm_vlan_proto(struct net_device *port,
 				 const struct qcn_cnm_req *req)
 {
+	const struct qcn_br_vlan *brv;
 	struct net_device *br;
 	u16 proto = ETH_P_8021Q;
 
@@ -723,8 +804,9 @@ static __be16 qcn_cnm_vlan_proto(struct net_device *port,
 		return req->vlan_proto;
 	rcu_read_lock();
 	br = netdev_master_upper_dev_get_rcu(port);
-	if (br && netif_is_bridge_master(br))
-		br_vlan_get_proto(br, &proto);
+	brv = br && netif_is_bridge_master(br) ? qcn_br_vlan_get() : NULL;
+	if (brv)
+		brv->get_proto(br, &proto);
 	rcu_read_unlock();
 	return htons(proto);
 }
@@ -1483,6 +1565,7 @@ static void __exit qcn_module_exit(void)
 {
 	unregister_qdisc(&qcn_qdisc_ops);
 	unregister_pernet_subsys(&qcn_net_ops);
+	qcn_br_vlan_release();
 }
 
 module_init(qcn_module_init);

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Both modules load, register their qdisc kinds (also by autoload), attach
-# to and detach from a device, and unload cleanly.
+# to and detach from a device, and unload cleanly; sch_qcn loads without
+# bridge.ko.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
-ktap_plan 8
+ktap_plan 9
 qcn_dmesg_mark
 
 rmmod sch_qcn rp_limiter 2>/dev/null
@@ -26,6 +27,17 @@ ktap_check "rp_limiter is loaded" grep -q '^rp_limiter ' /proc/modules
 nsx a tc qdisc del dev d0 root
 tb_cleanup
 ktap_check "both modules unload" qcn_unload sch_qcn rp_limiter
+# sch_qcn resolves the bridge's VLAN helpers when a CNM first leaves by a
+# bridge port: loading it does not load bridge.ko
+rmmod bridge 2>/dev/null
+if grep -q '^bridge ' /proc/modules; then
+	ktap_skip "sch_qcn loads without bridge.ko" "bridge.ko is in use"
+elif grep -qw br_vlan_enabled /proc/kallsyms; then
+	ktap_skip "sch_qcn loads without bridge.ko" "the bridge is built into this kernel"
+else
+	ktap_check "sch_qcn loads without bridge.ko" \
+		bash -c "modprobe sch_qcn && ! grep -q '^bridge ' /proc/modules"
+fi
 ktap_check "modules reload" bash -c "modprobe sch_qcn && modprobe rp_limiter"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finish
