@@ -149,7 +149,16 @@ nsbg h1 "$SEND" -d "$QCN_NET.100" -p 5201 -s 1200 -r 40000000 -t 4 >/dev/null
 s1=$TB_LAST_PID
 nsbg h2 "$SEND" -d "$QCN_NET.100" -p 5202 -s 1200 -r 40000000 -t 4 >/dev/null
 wait "$s1" "$TB_LAST_PID" 2>/dev/null
-sleep 1
+# the port's queue is empty (no CNM to come) and every CNM it sent is on a
+# capture or counted in the hosts' rx dropped
+ncap() { "$DUMP" -r "$1" 2>/dev/null | grep -c '^cnm '; }
+cnms_in()
+{
+	[ "$(qdisc_json sw sw-pr | jq '.[0].backlog')" -eq 0 ] &&
+	[ $(( $(ncap "$TMP/h1.pcap") + $(ncap "$TMP/h2.pcap") + $(rxdrop h1) + $(rxdrop h2) - drop0 )) \
+		-ge "$(qcn_cnms_sent sw sw-pr)" ]
+} 2>/dev/null
+busywait 10000 cnms_in > /dev/null
 stop_captures "$p1" "$p2"
 mergecap -F pcap -a -w "$TMP/cp.pcap" "$TMP/h1.pcap" "$TMP/h2.pcap"
 dump_lines "$TMP/cp.pcap" >"$TMP/cp.codec"
@@ -194,7 +203,13 @@ capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9 or v
 p=$TB_LAST_PID
 out=$(nsx ca python3 "$QCN_TOP/selftests/cn_frames.py" eth0 \
 	"$(nsx cb cat /sys/class/net/eth0/address)" 02:00:00:00:00:7e)
-sleep 1
+# the capture holds every frame sent (CNMs and CN-TAG frames)
+crafted_in()
+{
+	local n=$(($(sed -n 's/^sent CNM=\([0-9]*\) CNTAG=\([0-9]*\).*/\1 + \2/p' <<<"$out")))
+	[ "$(tcpdump -Z root -n -r "$TMP/craft.pcap" 2>/dev/null | wc -l)" -ge "$n" ]
+}
+busywait 10000 crafted_in > /dev/null
 stop_captures "$p"
 ktap_info "cn_frames.py: $out"
 dump_lines "$TMP/craft.pcap" >"$TMP/craft.codec"

@@ -47,18 +47,35 @@ ready()
 	[ "$(grep -l '^# listening' "$tmp/live-eth0" "$tmp/live-any" 2>/dev/null | wc -l)" -eq 2 ] &&
 	grep -q 'listening on' "$tmp/t1" && grep -q 'listening on' "$tmp/t2" &&
 	grep -q 'listening on' "$tmp/t3" &&
-	{ [ $have_dumpcap -eq 0 ] || [ -s "$tmp/eth0.pcapng" ]; }
+	{ [ $have_dumpcap -eq 0 ] || [ -s "$tmp/eth0.pcapng" ]; } &&
+	# and the kernel has a packet socket of each in a's namespace
+	[ "$(nsx a tail -n +2 /proc/net/packet | wc -l)" -ge ${#cap[@]} ]
 }
-for i in $(seq 100); do ready && break; sleep 0.2; done
-ktap_info "capturers ready after $((i * 200)) ms"
-sleep 0.3
+t0=$(date +%s%3N)
+busywait 20000 ready > /dev/null
+ktap_info "capturers ready after $(($(date +%s%3N) - t0)) ms"
 
 # 3 CNMs for a UDP flow, 1 malformed (version 1), 2 tagged with VLAN 5
 cnm() { nsx b "$SEND" -d $A -s $B -e $B "$@" > /dev/null; }
 cnm -i eth0 -q 33 -u "$QCN_NET.1:5000,$QCN_NET.100:9000" -n 3
 cnm -i eth0 -q 1 -m version
 cnm -i eth0.5 -q 7 -n 2
-sleep 1
+# every capturer has been handed the 6 frames (4 untagged on "any", where
+# the tagged ones depend on libpcap): cnm_dump prints each one, tcpdump
+# (libpcap's ring hands frames over per block, or after 1 s) counts them
+# in its statistics on SIGUSR1 (printed by the time of the next poll)
+handed()	# FILE N: the last statistics in FILE count N packets captured
+{
+	[ "$(grep -o '[0-9]* packets\? captured' "$1" | tail -n1 | cut -d' ' -f1)" -ge "$2" ]
+}
+all_in()
+{
+	[ "$(grep -c '^cnm \|^bad ' "$tmp/live-eth0")" -ge 6 ] &&
+	[ "$(grep -c '^cnm \|^bad ' "$tmp/live-any")" -ge 4 ] || return 1
+	kill -USR1 "${cap[@]:2:3}"
+	handed "$tmp/t1" 6 && handed "$tmp/t2" 4 && handed "$tmp/t3" 4
+} 2>/dev/null
+busywait 20000 all_in > /dev/null
 kill -INT "${cap[@]}"
 for p in "${cap[@]}"; do wait "$p"; done
 ktap_info "decoded: $(for f in live-eth0 live-any eth0.pcap any.pcap sll.pcap eth0.pcapng; do

@@ -36,21 +36,26 @@ nsx a tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 20kb latency 2s
 nsx a tc qdisc add dev eth0 parent 1:1 handle 2: qcn_rp max-rate 100mbit \
 	time-reset 100ms jitter off
 nsbg b "$SINK" 9000 100 9 > "$tmp/sink"
+sink=$TB_LAST_PID
 # the sender on one CPU: veth hands each packet to the backlog of the CPU
 # that sends it, so packets leaving from two CPUs (the sender's context and
 # a qdisc watchdog on the other) can swap at the receiver whatever the qdisc
 # does; the test is about the order qcn_rp sends in
 nsbg a taskset -c 0 "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b 5000 \
 	-s 1400 -r 40000000 -B 1000000 -t 7 > /dev/null
-sleep 1
+# the FIFO fills: qcn_rp holds 500 KB (3 s at most: the sender's 7 s
+# cover the CNMs)
+fifo_full() { [ "$(xs backlog)" -ge 500000 ] 2>/dev/null; }
+busywait 3000 fifo_full > /dev/null
 # a CNM each 300 ms: the limiter recovers in ~1 s with time-reset 100ms,
 # so some install a new limiter behind a full FIFO
-for i in $(seq 1 12); do
+for _ in $(seq 1 12); do
 	nsx b "$CNM" -i eth0 -d $A -s $B -q 40 -e $B \
 		-u "$QCN_NET.1:5000,$QCN_NET.100:9000" > /dev/null
-	sleep 0.3
+	sleep 0.3	# the CNM spacing
 done
-sleep 4
+# the sink has counted the whole flow: it exits after its 9 s
+wait "$sink"
 created=$(xs limiters_created)
 ktap_info "limiters created $created, released $(xs limiters_released), throttled $(xs throttled)"
 last=$(tail -n1 "$tmp/sink")
