@@ -37,6 +37,21 @@ server()
 	nsbg r iperf3 -s -p "$1" >/dev/null 2>&1
 }
 
+# server_idle PORT: r's iperf3 server on PORT listens and holds no test's
+# connection (a closed one may linger in TIME-WAIT), so that a client
+# started now is served (after a test it closes its socket and listens on
+# a new one)
+server_idle()
+{
+	local s
+	s=$(nsx r ss -Htan "sport = :$1" | grep -v '^TIME-WAIT')
+	[ "$(grep -c . <<<"$s")" -eq 1 ] && grep -q '^LISTEN' <<<"$s"
+}
+
+# the CP has sent a CNM; its queue has drained
+cnms_flowing() { [ "$(qcn_cnms_sent sw sw-pr)" -gt 0 ]; }
+drained() { [ "$(xst qlen)" -eq 0 ]; }
+
 # a new qdisc (fresh counters)
 cp_fresh()
 {
@@ -70,16 +85,19 @@ p1=$TB_LAST_PID
 cnm_dump_bg h2 "$TMP/h2" -i eth0 -t 8
 p2=$TB_LAST_PID
 udp h1 40mbit 5 5201
+u1=$TB_LAST_PID
 udp h2 40mbit 5 5202
+u2=$TB_LAST_PID
 # xstats are one snapshot (taken under the root lock): while CNMs flow,
 # every dump has CNMs sent + failed + skipped <= samples, and the qFb
 # histogram counts exactly the CNMs sent
-sleep 1
+busywait 20000 cnms_flowing
 snaps=0; torn=0
-for i in $(seq 15); do
+for _ in $(seq 15); do
 	snaps=$((snaps + 1))
 	qdisc_json sw sw-pr | jq -e ".[0] | $QCN_JQ_CNMS"' as $sent | $sent + .cnm_fail + .cnm_skipped <= .samples and
 		([.qfb_hist[]] | add) == $sent' >/dev/null || torn=$((torn + 1))
+	# the dumps' spacing: they spread over the overload
 	sleep 0.15
 done
 wait "$p1" "$p2"
@@ -152,7 +170,8 @@ mean_qfb()
 heavy=$(mean_qfb "$TMP/h1" "$TMP/h2")
 
 # --------------------------------------------------------- below the rate
-sleep 1
+# the overload's senders are done before the port is measured below its rate
+wait "$u1" "$u2"
 cp_fresh limit 150000 rate 30mbit qeq "$CP_CNM_LOW_QEQ"
 cnm_dump_bg h1 "$TMP/low" -i eth0 -t 4
 p1=$TB_LAST_PID
@@ -170,11 +189,13 @@ ktap_bound low_cnms_sent "$t" '<=' 2 "below the port rate no CNM is sent (<= 2 f
 ktap_bound low_cnms_captured "$low" '<=' 2 "below the port rate no CNM is captured (<= 2 for emulator stalls)"
 
 # ----------------------------------------------------- a milder overload
-sleep 1
+# the server on 5201 is done with the overload's test
+busywait 20000 server_idle 5201
 cp_fresh limit 150000 rate 30mbit
 cnm_dump_bg h1 "$TMP/mild" -i eth0 -t 6
 p1=$TB_LAST_PID
 udp h1 34mbit 5 5201
+u1=$TB_LAST_PID
 wait "$p1"
 mild=$(mean_qfb "$TMP/mild")
 ktap_info "mean qFb x10: 34 Mbit/s offered $mild, 2 x 40 Mbit/s offered $heavy"
@@ -183,11 +204,14 @@ ktap_bound qfb_rise "$((heavy - mild))" '>' 0 "qFb rises with the overload"
 
 # ---------------------------------------------------------- keep-alive
 # a standing queue drained at 2 Mbit/s with no arrivals: keep-alive samples
-sleep 1
+# the milder overload's sender and its test on 5201 are done
+wait "$u1"
+busywait 20000 server_idle 5201
 cp_fresh limit 100000 rate 2mbit keepalive "$CP_CNM_KEEPALIVE"
 udp h1 20mbit 1 5201
 wait "$TB_LAST_PID"
-sleep 0.6
+# keep-alive samples the queue while it is above Qeq: until it has drained
+busywait 20000 drained
 ka=$(xst keepalive_samples)
 ka_cnm=$(qcn_cnms_sent sw sw-pr)
 ktap_info "keep-alive samples $ka, CNMs $ka_cnm"

@@ -43,6 +43,27 @@ count()
 	grep -c '^cnm ' "$TMP/$1"
 }
 
+# flowing: both senders' traffic (100 KB each since b1, b2) reaches the
+# switch, and the CP sends CNMs
+rx_bytes() { nsx sw cat "/sys/class/net/$1/statistics/rx_bytes"; }
+flowing()
+{
+	[ $(($(rx_bytes sw-p1) - b1)) -ge 100000 ] && [ $(($(rx_bytes sw-p2) - b2)) -ge 100000 ] &&
+		[ "$(qcn_cnms_sent sw sw-pr)" -gt 0 ]
+}
+
+# sampling MODE: switch to culprit selection MODE; returns once a CNM of
+# MODE has left the CP, after the CNMs it queued in the previous mode (the
+# tasklet sends them in order)
+sampling()
+{
+	local key=cnm_${1//-/_} n
+	nsx sw tc qdisc change dev sw-pr root qcn sample "$1"
+	n=$(xst "$key")
+	busywait 10000 xst_above "$key" "$n"
+}
+xst_above() { [ "$(xst "$1")" -gt "$2" ]; }
+
 # share_ratio V H VA HA: the victim's share of the CNMs, V / (V + H), over
 # its share under arrival, VA / (VA + HA); 99 when either share is undefined
 share_ratio()
@@ -58,17 +79,16 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r 5201 5202
+b1=$(rx_bytes sw-p1) b2=$(rx_bytes sw-p2)
 udp_flow h1 60mbit 40 5201 1200
 udp_flow h2 4mbit 40 5202 1200
-sleep 1.5
+busywait 20000 flowing
 
 phase arrival 4
-nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_DRR_OCC"
-sleep 0.3
+sampling "$CP_DRR_OCC"
 phase occupancy 4
 occ_xstats=$(xst cnm_occupancy)
-nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_DRR_TWO"
-sleep 0.3
+sampling "$CP_DRR_TWO"
 phase two 3
 two_xstats=$(xst cnm_two_samples)
 

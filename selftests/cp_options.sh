@@ -20,6 +20,30 @@ ip -n "$TB-a" addr add 10.9.0.1/24 dev va
 ip -n "$TB-b" addr add 10.9.0.2/24 dev vb
 nsx a ip link add d0 type dummy
 nsx a ip link set d0 up
+# a knows b's MAC
+resolved() { nsx a ip neigh show 10.9.0.2 dev va | grep -q lladdr; }
+# dump_arrived N: va's qdisc statistics (tc -s -j); fails until N frames
+# have reached the qdisc (sent, queued or dropped)
+dump_arrived()
+{
+	local j
+	j=$(nsx a tc -s -j qdisc show dev va)
+	printf '%s' "$j"
+	jq -e ".[0] | .packets + .qlen + .drops >= $1" <<<"$j" > /dev/null
+}
+# standing_bytes: "TIME_NS BYTES", the clock before a dump and the bytes
+# va's qdisc has sent; fails until the dump shows a standing queue (over 10
+# frames): its dequeue runs at the qdisc's rate
+standing_bytes()
+{
+	local t q b
+	t=$(date +%s%N)
+	read -r q b <<<"$(nsx a tc -s -j qdisc show dev va | jq -r '.[0] | "\(.qlen) \(.bytes)"')"
+	echo "$t $b"
+	[ "${q:-0}" -gt 10 ]
+}
+# b has received N frames since rx0
+received() { [ $(($(nsx b cat /sys/class/net/vb/statistics/rx_packets) - rx0)) -ge "$1" ]; }
 
 # rejected by the plugin; the last ones are beyond the kernel policy's
 # ranges (TC_QCN_* in include/uapi/linux/qcn.h), which tc checks too
@@ -47,7 +71,6 @@ ktap_check "JSON dump shows every option ($got)" test "$got" = "$want"
 txt=$(nsx a tc qdisc show dev d0)
 ktap_check "text dump shows every option" bash -c "grep -q 'limit 150Kb rate 100Mbit sched drr qeq 30Kb w 0.5 interval 20000b sample two-samples keepalive 10ms cpid 7' <<<'$txt'"
 
-before=$(nsx a tc -d qdisc show dev d0)
 reject()	# OPTS...: tc fails, says why, and the qdisc is unchanged
 {
 	ktap_rejected "$*" "nsx a tc -d qdisc show dev d0" \
@@ -101,12 +124,12 @@ ktap_check "help prints the usage" bash -c "grep -q 'Usage: ... qcn' <<<'$usage'
 
 # shrinking limit trims a standing queue (paced at 200 kbit/s)
 nsx a "$SEND" -d 10.9.0.2 -s 100 -c 1 >/dev/null	# resolve ARP first
-sleep 0.2
+busywait 10000 resolved
 # (interval 20000: a few samples within the 144 KB sent)
 nsx a tc qdisc add dev va root handle 1: qcn limit 150000 rate 200kbit interval 20000
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 100 -r 50000000 >/dev/null
-sleep 0.2
-S1=$(nsx a tc -s -j qdisc show dev va)
+S1=$(busywait 10000 dump_arrived 100)
+# the time average's span: 0.5 s of draining
 sleep 0.5
 S2=$(nsx a tc -s -j qdisc show dev va)
 # the time average between the two dumps lies between the backlogs seen
@@ -147,8 +170,7 @@ nsx a tc qdisc add dev va root handle 1: qcn limit 1000000 memory_limit 100000 r
 ktap_check "memory_limit is dumped" \
 	bash -c "ip netns exec $TB-a tc -j qdisc show dev va | jq -e '.[0].options.memory_limit == 100000' >/dev/null"
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 150 -r 50000000 >/dev/null
-sleep 0.2
-S=$(nsx a tc -s -j qdisc show dev va)
+S=$(busywait 10000 dump_arrived 150)
 mu=$(printf '%s' "$S" | jq '.[0].memory_usage')
 bl=$(printf '%s' "$S" | jq '.[0].backlog')
 dom=$(printf '%s' "$S" | jq '.[0].drops_overmemory')
@@ -166,8 +188,8 @@ nsx a tc qdisc del dev va root
 # rate paces the dequeue: a saturating sender, bytes sent over ~2 s
 nsx a tc qdisc add dev va root handle 1: qcn rate 10mbit
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -t 4 >/dev/null &
-sleep 0.8
-t0=$(date +%s%N); s0=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
+read -r t0 s0 <<<"$(busywait 20000 standing_bytes)"
+# the measurement: 2 s of paced dequeue
 sleep 2
 t1=$(date +%s%N); s1=$(nsx a tc -s -j qdisc show dev va | jq '.[0].bytes')
 kbit=$(( (s1 - s0) * 8 * 1000000 / (t1 - t0) ))
@@ -182,7 +204,7 @@ nsx a tc qdisc add dev va root handle 1: tbf rate 20mbit burst 20kb latency 50ms
 nsx a tc qdisc add dev va parent 1: handle 10: qcn rate 10mbit
 rx0=$(nsx b cat /sys/class/net/vb/statistics/rx_packets)
 nsx a "$SEND" -d 10.9.0.2 -s 1000 -c 100 -r 5000000 >/dev/null
-sleep 0.3
+busywait 20000 received 100
 rx1=$(nsx b cat /sys/class/net/vb/statistics/rx_packets)
 ktap_check "qcn (paced) as the child of tbf forwards ($((rx1 - rx0)) of 100)" test $((rx1 - rx0)) -ge 100
 sent=$(nsx a tc -s -j qdisc show dev va | jq '.[] | select(.kind == "qcn") | .packets')
@@ -193,7 +215,7 @@ nsx a tc class add dev va parent 1: classid 1:1 htb rate 20mbit
 nsx a tc qdisc add dev va parent 1:1 handle 10: qcn rate 10mbit sched drr
 rx0=$(nsx b cat /sys/class/net/vb/statistics/rx_packets)
 nsx a "$SEND" -d 10.9.0.2 -s 1000 -c 100 -r 5000000 >/dev/null
-sleep 0.3
+busywait 20000 received 100
 rx1=$(nsx b cat /sys/class/net/vb/statistics/rx_packets)
 ktap_check "qcn (paced, drr) as the child of htb forwards ($((rx1 - rx0)) of 100)" test $((rx1 - rx0)) -ge 100
 ktap_check "no kernel warnings" qcn_dmesg_clean
