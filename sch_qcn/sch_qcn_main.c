@@ -1319,11 +1319,18 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
 	while (sch->qstats.backlog > q->limit ||
 	       q->memory_usage > q->memory_limit) {
+		bool over_limit = sch->qstats.backlog > q->limit;
+
 		skb = qcn_dequeue_one(sch);
 		if (!skb)
 			break;
 		dropped++;
 		dropped_len += qdisc_pkt_len(skb);
+		/* counted as enqueue counts its drops */
+		if (over_limit)
+			q->stats.drops++;
+		else
+			q->stats.drops_overmemory++;
 		qdisc_qstats_drop(sch);
 		rtnl_kfree_skbs(skb, skb);
 	}

@@ -154,14 +154,20 @@ ktap_bound dump_gap_ns $((t2 - t1)) in 400000000:5000000000 \
 # refill before trimming: the queue drains 25 KB/s, and a slow TCG guest
 # spent over 0.9 s on the two dumps above (6.12: 43260 B left, 15904 B by
 # the change); 40 more frames (56 KB, under the limit) keep it above 20000
+# drops: the qdisc's and qcn's own (tail_drops), which count the trim
+# alike; none happen between S2 and the trim (the queue only drains, and
+# the refill fits under the limit)
+read -r d1 td1 <<<"$(jq -r '.[0] | "\(.drops) \(.tail_drops)"' <<<"$S2")"
 nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 40 -r 50000000 >/dev/null
 nsx a tc qdisc change dev va root qcn limit 20000
 S=$(nsx a tc -s -j qdisc show dev va)
 b2=$(printf '%s' "$S" | jq '.[0].backlog')
 d2=$(printf '%s' "$S" | jq '.[0].drops')
-ktap_info "backlog $b1 -> $b12, 40 frames more, then $b2 after limit 20000, drops $d2"
+td2=$(printf '%s' "$S" | jq '.[0].tail_drops')
+ktap_info "backlog $b1 -> $b12, 40 frames more, then $b2 after limit 20000, drops $d1 -> $d2, tail_drops $td1 -> $td2"
 ktap_bound standing_queue_bytes "$b1" '>' 40000 "a standing queue built up"
-ktap_check "shrinking the limit trims the queue" test "$b2" -le 20000 -a "$d2" -gt 0
+ktap_check "shrinking the limit trims the queue, its drops counted in tail_drops too" \
+	test "$b2" -le 20000 -a "$d2" -gt 0 -a $((td2 - td1)) -eq $((d2 - d1))
 nsx a tc qdisc del dev va root
 
 # memory_limit: the queued skbs' truesize (>= their length) is bounded,
@@ -179,10 +185,15 @@ ktap_info "memory_limit 100000: backlog $bl B, memory_usage $mu B, drops_overmem
 ktap_check "memory_limit bounds the truesize ($mu <= 100000, >= backlog $bl), overmemory drops counted ($dom > 0), no tail drop ($dt)" \
 	test "$mu" -le 100000 -a "$mu" -ge "$bl" -a "$dom" -gt 0 -a "$dt" -eq 0
 ktap_bound memlimit_backlog_bytes "$bl" '>' 20000 "a queue above 20000 B builds up under memory_limit ($bl B)"
+# refill (the queue drains 25 KB/s): over-memory drops at enqueue and the
+# trim's count in drops_overmemory as in drops
+read -r d1 dom1 <<<"$(jq -r '.[0] | "\(.drops) \(.drops_overmemory)"' <<<"$S")"
+nsx a "$SEND" -d 10.9.0.2 -s 1400 -c 40 -r 50000000 >/dev/null
 nsx a tc qdisc change dev va root qcn memory_limit 20000
-mu2=$(nsx a tc -s -j qdisc show dev va | jq '.[0].memory_usage')
-ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000)" \
-	test "$mu2" -le 20000 -a "$mu2" -lt "$mu"
+read -r mu2 d2 dom2 <<<"$(nsx a tc -s -j qdisc show dev va |
+	jq -r '.[0] | "\(.memory_usage) \(.drops) \(.drops_overmemory)"')"
+ktap_check "lowering memory_limit trims the queue (memory_usage $mu -> $mu2 <= 20000), drops_overmemory counts it ($dom1 -> $dom2, drops $d1 -> $d2)" \
+	test "$mu2" -le 20000 -a "$mu2" -lt "$mu" -a $((dom2 - dom1)) -eq $((d2 - d1))
 nsx a tc qdisc del dev va root
 
 # rate paces the dequeue: a saturating sender, bytes sent over ~2 s
