@@ -34,9 +34,10 @@ sending() { [ "$(xs packets)" -ge $((start_count + 10)) ]; }
 start() { start_count=$(xs packets); send "$@"; busywait 5000 sending > /dev/null; }
 
 # -------------------------------------------------- settings refused
-# time-reset 200ms: fast recovery lasts 1 s, long enough to send the second
-# CNM of the next section after one timer expiry, before the release
-nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 ai-rate 0 time-reset 200ms
+# time-reset 1s: fast recovery lasts 5 s, long enough for a slow guest to
+# see one timer expiry and send the second CNM of the next section before
+# the release
+nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 ai-rate 0 time-reset 1s
 ktap_check "qcn_rp takes ai-rate 0 (hai-rate 50mbit)" test $? -eq 0
 ktap_rejected "hai-rate 0 with ai-rate 0 (never released)" "$st" \
 	nsx a tc qdisc change dev eth0 root qcn_rp hai-rate 0
@@ -51,11 +52,11 @@ tr_below_max() { nsx a tc -s class show dev eth0 | grep -qE ' tr [0-9]+Kbit '; }
 start -b 5000 -r 20000000 -t 30
 x=$TB_LAST_PID
 cnm 5000 -q 63
-busywait 2000 stage_ge1 > /dev/null
+busywait 20000 stage_ge1 > /dev/null
 cnm 5000 -q 63
 kill "$x"
 ktap_check "two CNMs install one limiter with TR below maxrate" \
-	busywait 2000 tr_below_max
+	busywait 20000 tr_below_max
 ktap_check "the limiter of the stopped flow ages out (limiters active/aged 0/1)" \
 	busywait 8000 lims_is 0/1
 start -b 5001 -r 20000000 -t 30
@@ -75,7 +76,7 @@ start -b 5002 -r 20000000 -t 30
 x=$TB_LAST_PID
 # cnmQOffset 100 (a queue above Qeq): the rebuilt Fb is negative, a cut
 cnm 5002 -q 20 -o 100
-ktap_check "n-aimd: a CNM with Fb < 0 installs a limiter" busywait 2000 lims_is 1/0
+ktap_check "n-aimd: a CNM with Fb < 0 installs a limiter" busywait 20000 lims_is 1/0
 sleep 3
 ktap_check "n-aimd: the sending flow keeps it past the age" lims_is 1/0
 kill "$x"
