@@ -49,11 +49,13 @@ sending() { mark_sent; busywait 5000 sent_more 10 > /dev/null; }
 rp_trace() { "$TRACE" $(printf -- '--%s %s ' $RP); }
 
 # ------------------------------------------------ counters, cap, options
-nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 time-reset 10s jitter off
+# byte-reset 1gb and time-reset 10s: a limiter outlives the section (only
+# the timer moves it, FR alone takes 50 s), however slowly the testbed runs
+nsx a tc qdisc add dev eth0 root qcn_rp maxrate 50mbit limiters 1 time-reset 10s byte-reset 1gb jitter off
 ktap_check "qcn_rp with limiters 1" test $? -eq 0
-send -b 5000 -r 2000000 -t 8
+send -b 5000 -r 2000000 -t 60
 s1=$TB_LAST_PID
-send -b 5002 -r 2000000 -t 8
+send -b 5002 -r 2000000 -t 60
 s2=$TB_LAST_PID
 sending
 cnm 10 5001
@@ -67,10 +69,8 @@ ktap_check "a CNM for a sending flow installs a limiter" \
 	test "$(xs cnm_matched)/$(xs limiters_created)/$(nclasses)" = "1/1/1"
 ktap_check "the limiter class shows the flow" \
 	bash -c "ip netns exec $TB-a tc -s class show dev eth0 | grep -q 'flow $QCN_NET.1:5000>$QCN_NET.100:9000/17'"
-# timing: the first limiter must still be installed when this CNM arrives
-# (it is released once its byte counter brings CR back to the max rate)
 cnm 10 5002
-ktap_rate_check "the limiter cap holds (refused 1, still 1 active)" \
+ktap_check "the limiter cap holds (refused 1, still 1 active)" \
 	test "$(xs limiters_refused)/$(xs limiters_active)" = "1/1"
 tcflow=$(nsx a tc -s class show dev eth0 | sed -n 's/.* flow \([^ ]*\).*/\1/p')
 qsflow=$(nsx a "$QS" -d eth0 -c 1 | qcnstat_cols /dev/stdin kind flow | awk -F'\t' '$1 == "qcn_rp-limiter" { print $2 }')
@@ -94,7 +94,8 @@ reject "time-reset 0" time-reset 0
 reject "flow ip" flow ip
 reject "unknown option" burst 10
 nsx a tc qdisc del dev eth0 root
-# the section's senders are done before their port is reused
+# the section's senders are gone before their port is reused
+kill "$s1" "$s2" 2> /dev/null
 wait "$s1" "$s2"
 
 # ------------------------------------- 802.1Qau mode: cut and recovery
