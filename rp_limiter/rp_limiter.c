@@ -1568,6 +1568,7 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.limiters_active = q->nlim;
 	st.flows = q->nflows;
 	st.memory_usage = q->memory_usage;
+	st.stamp_ns = ktime_get_ns();
 	spin_unlock_bh(&q->lock);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
@@ -1647,6 +1648,7 @@ static int rp_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 		xs.backlog = lim->backlog;
 		xs.cnm_rx = lim->cnm_rx;
 		xs.bytes_sent = lim->bytes_sent;
+		xs.stamp_ns = ktime_get_ns();
 		qlen = lim->qlen;
 		qs.backlog = lim->backlog;
 	} else {

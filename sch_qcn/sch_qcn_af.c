@@ -643,6 +643,7 @@ int sch_qcn_af_class_dump_stats(struct sch_qcn_af *af, unsigned long arg,
 	xstats.last_fb_af = cl->core.fb_af;
 	xstats.cnm_sent = cl->cnm_sent;
 	xstats.bytes = u64_stats_read(&cl->bstats.bytes);
+	xstats.stamp_ns = ktime_get_ns();
 	sch_tree_unlock(af->sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0)

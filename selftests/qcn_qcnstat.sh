@@ -3,14 +3,15 @@
 # qcnstat: 10 ms polling with ~10 ms timestamps, CSV header and rows, JSON
 # lines, -m (CLOCK_MONOTONIC stamps), the qcn and qcn_rp xstats and limiter
 # classes, devices named with a quote or a comma (JSON escaped, CSV quoted
-# per RFC 4180), tc's time units, clear errors.
+# per RFC 4180), tc's time units, clear errors; rate_bps on the kernel's
+# clock: a shaped port's rate within 2 % in every poll under CPU load.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 19
+ktap_plan 22
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -88,6 +89,49 @@ ktap_check "CSV: the names quoted as RFC 4180 says (\"l\"\"o\", \"l,o\")" \
 ktap_check "CSV: by header name, the columns after the names stay in place" \
 	test "$(qcnstat_cols "$tmp/odd.csv" dev kind parent | LC_ALL=C sort | uniq -c | awk '{ $1 = $1 } 1' | tr '\n' '|')" = \
 	     "2 $Q qcn root|2 $C qcn root|"
+# rate_bps on the kernel's clock: a qcn port shaped to 10 Mbit/s,
+# saturated, polled every 200 ms by qcnstat at nice 19 beside two busy
+# loops, which delay its polls (a late poll's successors catch up on its
+# deadlines back to back: windows of a frame or two).  Nine windows in
+# ten of at least 100 ms on the kernel's clock carry the shaped rate
+# within 2 % (a frame is 0.6 % of 200 ms); the largest deviation, and the
+# same over qcnstat's own clock (t_ms), are reported.
+tb_ns b
+tb_veth a eth0 b eth0
+nsx a ip addr add "$QCN_NET.1/24" dev eth0
+nsx b ip addr add "$QCN_NET.2/24" dev eth0
+nsx a tc qdisc add dev eth0 root qcn rate 10mbit limit 300kb
+nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.2" -p 9 -s 1400 -r 20000000 -t 30
+snd=$TB_LAST_PID
+backlogged() { [ "$(nsx a tc -j -s qdisc show dev eth0 | jq '.[0].backlog')" -gt 100000 ]; }
+busywait 10000 backlogged
+nsbg a nice -n 10 bash -c 'while :; do :; done'
+spin1=$TB_LAST_PID
+nsbg a nice -n 10 bash -c 'while :; do :; done'
+spin2=$TB_LAST_PID
+nsx a nice -n 19 "$QS" -d eth0 -i 200ms -c 30 > "$tmp/rate.csv"
+kill "$spin1" "$spin2" "$snd" 2> /dev/null
+r=$(qcnstat_cols "$tmp/rate.csv" kind rate_bps t_ms bytes stamp_ns | awk -F'\t' -v want=10000000 '
+	function dev(x) { x = x / want - 1; return x < 0 ? -x : x }
+	$1 != "qcn" { next }
+	n++ && ($5 - s) / 1e6 >= 100 {
+		d = dev($2); k = d > k ? d : k; good += d <= 0.02
+		u = dev(($4 - b) * 8000 / ($3 - t)); o = u > o ? u : o; m++ }
+	{ t = $3; b = $4; s = $5 }
+	END { printf "%d %d %d %.2f %.2f\n", n, m, good, k * 100, o * 100 }')
+read -r r_polls r_n r_good r_kdev r_odev <<<"$r"
+ktap_info "$r_n windows >= 100 ms of $r_polls polls; largest deviation from 10 Mbit/s: kernel clock $r_kdev %, qcnstat's clock $r_odev %"
+ktap_bound rate_windows "$r_n" '>=' 20 "rates over windows >= 100 ms ($r_n of $r_polls polls)"
+ktap_bound rate_within_2pct "$((r_good * 100 / (r_n > 0 ? r_n : 1)))" '>=' 90 \
+	"rate_bps is the shaped rate within 2 % in nine windows in ten under load ($r_good of $r_n)"
+r_bad=$(qcnstat_cols "$tmp/rate.csv" kind rate_bps bytes stamp_ns | awk -F'\t' '
+	$1 != "qcn" { next }
+	n++ { r = ($3 - b) * 8e9 / ($4 - s); d = $2 - r
+		if ($2 == "" || d > r / 1e6 || -d > r / 1e6) bad++ }
+	{ b = $3; s = $4 } END { print n == 30 ? bad + 0 : "no rows" }')
+ktap_check "every rate_bps is its bytes delta over its stamp_ns delta (misses: $r_bad)" \
+	test "$r_bad" = 0
+
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean

@@ -65,7 +65,9 @@ static const char *usage_text =
 "  dev kind handle parent   the object (class lines: kind qcn-class or\n"
 "              qcn_rp-limiter)\n"
 "  bytes packets drops backlog qlen   the standard tc counters\n"
-"  rate_bps    bit/s from the bytes delta since the previous poll\n"
+"  rate_bps    bit/s from the bytes delta since the previous poll, over\n"
+"              the kernel's clock at the two reads (the poller's with\n"
+"              modules that send no stamp)\n"
 "  qcn:        samples cnms last_qfb qold tail_drops\n"
 "  qcn_rp:     cnm_rx cnm_unmatched cnm_malformed limiters\n"
 "  limiter:    flow cr_bps tr_bps state cnm_rx (flow as tc -s class shows it)\n"
@@ -130,7 +132,8 @@ static struct prev_slot {
 	__u32 handle;
 	int cls;
 	__u64 bytes;
-	double t;
+	double t;		/* ms of the bytes read: kernel's or ours */
+	int kclock;		/* t is the kernel's clock (stamp_ns) */
 	__u64 bl_ns, stamp;	/* qcn: the backlog's time integral */
 	__u64 sbl, samples;	/* qcn: Q summed over the sampling instants */
 } prev[MAX_PREV];
@@ -164,8 +167,16 @@ static struct prev_slot *prev_of(int ifindex, __u32 handle, int cls, int *fresh)
 	return &prev[nprev++];
 }
 
-static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
+/*
+ * bit/s from the bytes delta since the previous poll, over the kernel's
+ * clock at the two reads (stamp_ns of the xstats) if it sent one: the
+ * poller's own clock counts its scheduling delays into the interval, and
+ * a dump delayed by one poll's worth reads twice the rate.  -1 at first.
+ */
+static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes,
+		      __u64 stamp_ns)
 {
+	double t = stamp_ns ? stamp_ns / 1e6 : now_ms;
 	struct prev_slot *p;
 	double r = -1;
 	int fresh;
@@ -173,10 +184,12 @@ static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes)
 	p = prev_of(ifindex, handle, cls, &fresh);
 	if (!p)
 		return -1;
-	if (!fresh && now_ms > p->t && bytes >= p->bytes)
-		r = (bytes - p->bytes) * 8.0 * 1000.0 / (now_ms - p->t);
+	if (!fresh && t > p->t && bytes >= p->bytes &&
+	    !p->kclock == !stamp_ns)
+		r = (bytes - p->bytes) * 8.0 * 1000.0 / (t - p->t);
 	p->bytes = bytes;
-	p->t = now_ms;
+	p->t = t;
+	p->kclock = !!stamp_ns;
 	return r;
 }
 
@@ -303,7 +316,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 	const char *kind = "";
 	int cls = nlh->nlmsg_type == RTM_NEWTCLASS, i, dev = -1;
 	struct row r;
-	__u64 bytes = 0;
+	__u64 bytes = 0, stamp = 0;
 
 	(void)arg;
 	if (nlh->nlmsg_type != RTM_NEWQDISC && !cls)
@@ -347,12 +360,6 @@ static int on_msg(struct nl_msg *msg, void *arg)
 			SETF(&r, F_BACKLOG, "%u", q.backlog);
 			SETF(&r, F_QLEN, "%u", q.qlen);
 		}
-		if (r.v[F_BYTES][0]) {
-			double rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle, cls, bytes);
-
-			if (rate >= 0)
-				SETF(&r, F_RATE, "%.0f", rate);
-		}
 		if (st[TCA_STATS_APP]) {
 			void *x = nla_data(st[TCA_STATS_APP]);
 			int len = nla_len(st[TCA_STATS_APP]);
@@ -388,6 +395,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 						SETF(&r, F_QAVG, "%.0f", a);
 					SETF(&r, F_BLNS, "%llu", (unsigned long long)s.backlog_ns);
 					SETF(&r, F_STAMP, "%llu", (unsigned long long)s.stamp_ns);
+					stamp = s.stamp_ns;
 				}
 				if (len >= (int)(offsetof(struct tc_qcn_xstats, sample_backlog) +
 						 sizeof(s.sample_backlog))) {
@@ -399,10 +407,12 @@ static int on_msg(struct nl_msg *msg, void *arg)
 					SETF(&r, F_SBL, "%llu", (unsigned long long)s.sample_backlog);
 				}
 			} else if (!strcmp(kind, "qcn") && cls &&
-				   len >= (int)sizeof(struct tc_qcn_class_xstats)) {
+				   len >= (int)offsetof(struct tc_qcn_class_xstats, stamp_ns)) {
 				struct tc_qcn_class_xstats s;
 
-				memcpy(&s, x, sizeof(s));
+				memset(&s, 0, sizeof(s));
+				memcpy(&s, x, len < (int)sizeof(s) ? (size_t)len : sizeof(s));
+				stamp = s.stamp_ns;
 				SETF(&r, F_WEIGHT, "%u", s.weight);
 				SETF(&r, F_REST, "%llu", (unsigned long long)s.rate_est * 8);
 				SETF(&r, F_FAIR, "%llu", (unsigned long long)s.fair_share * 8);
@@ -425,26 +435,33 @@ static int on_msg(struct nl_msg *msg, void *arg)
 					SETF(&r, F_APSTEPS, "%llu",
 					     (unsigned long long)s.ap_steps);
 				}
+				if (len >= (int)(offsetof(struct tc_qcn_rp_xstats, stamp_ns) +
+						 sizeof(s.stamp_ns)))
+					stamp = s.stamp_ns;
 			} else if (!strcmp(kind, "qcn_rp") && cls &&
-				   len >= (int)sizeof(struct tc_qcn_rp_class_xstats)) {
+				   len >= (int)offsetof(struct tc_qcn_rp_class_xstats, stamp_ns)) {
 				struct tc_qcn_rp_class_xstats s;
 
-				memcpy(&s, x, sizeof(s));
+				memset(&s, 0, sizeof(s));
+				memcpy(&s, x, len < (int)sizeof(s) ? (size_t)len : sizeof(s));
+				stamp = s.stamp_ns;
 				qcn_flow_str(r.v[F_FLOW], sizeof(r.v[F_FLOW]), &s.key);
 				SETF(&r, F_CR, "%llu", (unsigned long long)s.cr * 8);
 				SETF(&r, F_TR, "%llu", (unsigned long long)s.tr * 8);
 				SETF(&r, F_STATE, "%s", state_name(s.state));
 				SETF(&r, F_CNMRX, "%llu", (unsigned long long)s.cnm_rx);
 				if (!r.v[F_BYTES][0]) {
-					double rate;
-
 					bytes = s.bytes_sent;
 					SETF(&r, F_BYTES, "%llu", (unsigned long long)bytes);
-					rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle, cls, bytes);
-					if (rate >= 0)
-						SETF(&r, F_RATE, "%.0f", rate);
 				}
 			}
+		}
+		if (r.v[F_BYTES][0]) {
+			double rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle,
+					      cls, bytes, stamp);
+
+			if (rate >= 0)
+				SETF(&r, F_RATE, "%.0f", rate);
 		}
 	}
 	if (emit(&r)) {

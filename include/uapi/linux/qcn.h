@@ -184,6 +184,7 @@ struct tc_qcn_class_xstats {
 	__u32	pad;
 	__u64	cnm_sent;
 	__u64	bytes;			/* bytes classified */
+	__u64	stamp_ns;		/* CLOCK_MONOTONIC when read: rates */
 };
 
 /* ------------------------------------------------------------- qcn_rp */
@@ -261,6 +262,7 @@ struct tc_qcn_rp_xstats {
 	__u64	cnm_positive;		/* n-aimd: CNMs with Fb >= 0 (increase) */
 	__u64	ap_steps;		/* ap-n-aimd: averaging steps taken */
 	__u64	limiters_aged;		/* released because their flow went idle */
+	__u64	stamp_ns;		/* CLOCK_MONOTONIC when read: rates */
 };
 
 enum tc_qcn_rp_state {
@@ -294,6 +296,7 @@ struct tc_qcn_rp_class_xstats {
 	__u32	backlog;		/* bytes queued */
 	__u64	cnm_rx;
 	__u64	bytes_sent;
+	__u64	stamp_ns;		/* CLOCK_MONOTONIC when read: rates */
 };
 
 #endif /* _UAPI_LINUX_QCN_H */
