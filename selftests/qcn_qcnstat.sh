@@ -3,15 +3,16 @@
 # qcnstat: 10 ms polling with ~10 ms timestamps, CSV header and rows, JSON
 # lines, -m (CLOCK_MONOTONIC stamps), the qcn and qcn_rp xstats and limiter
 # classes, devices named with a quote or a comma (JSON escaped, CSV quoted
-# per RFC 4180), tc's time units, clear errors; rate_bps on the kernel's
-# clock: a shaped port's rate within 2 % in every poll under CPU load.
+# per RFC 4180), tc's time units, -d NS:DEV, clear errors and exit 1 when
+# nothing is found; rate_bps on the kernel's clock: a shaped port's rate
+# within 2 % in nine polls in ten under CPU load.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 22
+ktap_plan 25
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -131,6 +132,19 @@ r_bad=$(qcnstat_cols "$tmp/rate.csv" kind rate_bps bytes stamp_ns | awk -F'\t' '
 	{ b = $3; s = $4 } END { print n == 30 ? bad + 0 : "no rows" }')
 ktap_check "every rate_bps is its bytes delta over its stamp_ns delta (misses: $r_bad)" \
 	test "$r_bad" = 0
+
+# one process, several namespaces: -d NS:DEV
+nsx b tc qdisc add dev eth0 root qcn_rp maxrate 100mbit
+"$QS" -d "$TB-a:eth0" -d "$TB-b:eth0" -c 2 > "$tmp/ns.csv"
+ktap_check "-d NS:DEV: a's qcn and b's qcn_rp from one qcnstat, shown as NS:DEV" \
+	test "$(qcnstat_cols "$tmp/ns.csv" dev kind | LC_ALL=C sort | uniq -c | awk '{ $1 = $1 } 1' | tr '\n' '|')" = \
+	     "2 $TB-a:eth0 qcn|2 $TB-b:eth0 qcn_rp|"
+"$QS" -d "$TB-a:lo" -c 1 > /dev/null 2> "$tmp/err"
+ktap_check "nothing to show (lo has no qcn): exit 1 and a message" \
+	test $? -eq 1 -a -n "$(grep "no qcn or qcn_rp qdisc on $TB-a:lo" "$tmp/err")"
+"$QS" -d "$TB-a:" -c 1 > /dev/null 2> "$tmp/err"
+ktap_check "-d NS: without a device: exit 1 and a message" \
+	test $? -eq 1 -a -n "$(grep 'bad device' "$tmp/err")"
 
 rm -rf "$tmp"
 tb_cleanup

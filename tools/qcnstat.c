@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +38,16 @@
 #define MAX_PREV	4096
 
 static const char *usage_text =
-"Usage: qcnstat [OPTIONS] -d DEV [-d DEV ...]\n"
+"Usage: qcnstat [OPTIONS] -d [NS:]DEV [-d [NS:]DEV ...]\n"
 "\n"
 "Polls the statistics of the qcn and qcn_rp qdiscs on DEV, and of their\n"
 "classes (AF-QCN classes of qcn, rate limiters of qcn_rp), every INTERVAL,\n"
 "and prints one line per qdisc or class and poll.\n"
 "\n"
 "Options:\n"
-"  -d, --dev DEV        device to poll (repeatable, up to 16)\n"
+"  -d, --dev [NS:]DEV   device to poll (repeatable, up to 16); NS:DEV is\n"
+"                       DEV in network namespace NS (/run/netns/NS), shown\n"
+"                       as NS:DEV\n"
 "  -i, --interval T     polling interval, >= 100us (default 100ms)\n"
 "  -c, --count N        stop after N polls\n"
 "  -t, --duration T     stop after T (e.g. 30s)\n"
@@ -52,7 +55,7 @@ static const char *usage_text =
 "                       comma or a double quote are quoted (RFC 4180)\n"
 "      --json           one JSON object per line\n"
 "  -o, --output FILE    write to FILE instead of stdout\n"
-"  -n, --netns NAME     poll inside network namespace NAME (/run/netns/NAME)\n"
+"  -n, --netns NAME     devices without NS: are in namespace NAME\n"
 "  -a, --all            all qdiscs on DEV, not only qcn and qcn_rp\n"
 "  -m, --monotonic      t_ms is CLOCK_MONOTONIC itself, not since the start\n"
 "                       (to line up with cnm_send's or udp_sink's stamps)\n"
@@ -120,15 +123,24 @@ struct row {
 
 static struct {
 	int ifindex;
-	char name[IFNAMSIZ];
+	int ns;				/* its socket: nss[ns] */
+	char name[IFNAMSIZ + 256];	/* as given: DEV or NS:DEV */
 } devs[MAX_DEVS];
-static int ndevs, json, all, origin_abs;
+/* one rtnetlink socket per network namespace polled (a socket stays in
+ * the namespace it was opened in)
+ */
+static struct {
+	const char *name;		/* NULL: qcnstat's own (or --netns) */
+	struct nl_sock *sk;
+} nss[MAX_DEVS];
+static int ndevs, nnss, json, all, origin_abs;
+static long rows;			/* rows printed, all polls */
 static FILE *out;
 static double now_ms;
 
 /* previous byte counters, for rates: (ifindex, handle, class?) */
 static struct prev_slot {
-	int ifindex;
+	int dev;
 	__u32 handle;
 	int cls;
 	__u64 bytes;
@@ -147,20 +159,20 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* the previous poll's counters of (ifindex, handle, class?); NULL if full */
-static struct prev_slot *prev_of(int ifindex, __u32 handle, int cls, int *fresh)
+/* the previous poll's counters of (devs[dev], handle, class?); NULL if full */
+static struct prev_slot *prev_of(int dev, __u32 handle, int cls, int *fresh)
 {
 	int i;
 
 	*fresh = 0;
 	for (i = 0; i < nprev; i++)
-		if (prev[i].ifindex == ifindex && prev[i].handle == handle &&
+		if (prev[i].dev == dev && prev[i].handle == handle &&
 		    prev[i].cls == cls)
 			return &prev[i];
 	if (nprev == MAX_PREV)
 		return NULL;
 	memset(&prev[nprev], 0, sizeof(prev[nprev]));
-	prev[nprev].ifindex = ifindex;
+	prev[nprev].dev = dev;
 	prev[nprev].handle = handle;
 	prev[nprev].cls = cls;
 	*fresh = 1;
@@ -173,7 +185,7 @@ static struct prev_slot *prev_of(int ifindex, __u32 handle, int cls, int *fresh)
  * poller's own clock counts its scheduling delays into the interval, and
  * a dump delayed by one poll's worth reads twice the rate.  -1 at first.
  */
-static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes,
+static double rate_of(int dev, __u32 handle, int cls, __u64 bytes,
 		      __u64 stamp_ns)
 {
 	double t = stamp_ns ? stamp_ns / 1e6 : now_ms;
@@ -181,7 +193,7 @@ static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes,
 	double r = -1;
 	int fresh;
 
-	p = prev_of(ifindex, handle, cls, &fresh);
+	p = prev_of(dev, handle, cls, &fresh);
 	if (!p)
 		return -1;
 	if (!fresh && t > p->t && bytes >= p->bytes &&
@@ -196,13 +208,13 @@ static double rate_of(int ifindex, __u32 handle, int cls, __u64 bytes,
 /* mean Q (bytes) at the CP's sampling instants since the previous poll;
  * -1 at first or without a sample
  */
-static double qsample_of(int ifindex, __u32 handle, __u64 sbl, __u64 samples)
+static double qsample_of(int dev, __u32 handle, __u64 sbl, __u64 samples)
 {
 	struct prev_slot *p;
 	double r = -1;
 	int fresh;
 
-	p = prev_of(ifindex, handle, 0, &fresh);
+	p = prev_of(dev, handle, 0, &fresh);
 	if (!p)
 		return -1;
 	if (p->samples && samples > p->samples)
@@ -215,13 +227,13 @@ static double qsample_of(int ifindex, __u32 handle, __u64 sbl, __u64 samples)
 /* mean backlog (bytes) between this dump and the previous one, on the
  * kernel's clock (struct tc_qcn_xstats backlog_ns, stamp_ns); -1 at first
  */
-static double qavg_of(int ifindex, __u32 handle, __u64 bl_ns, __u64 stamp)
+static double qavg_of(int dev, __u32 handle, __u64 bl_ns, __u64 stamp)
 {
 	struct prev_slot *p;
 	double r = -1;
 	int fresh;
 
-	p = prev_of(ifindex, handle, 0, &fresh);
+	p = prev_of(dev, handle, 0, &fresh);
 	if (!p)
 		return -1;
 	if (p->stamp && stamp > p->stamp)
@@ -318,11 +330,12 @@ static int on_msg(struct nl_msg *msg, void *arg)
 	struct row r;
 	__u64 bytes = 0, stamp = 0;
 
-	(void)arg;
 	if (nlh->nlmsg_type != RTM_NEWQDISC && !cls)
 		return NL_OK;
+	/* arg: the namespace of the socket this came by */
 	for (i = 0; i < ndevs; i++)
-		if (devs[i].ifindex == tcm->tcm_ifindex)
+		if (devs[i].ns == (int)(intptr_t)arg &&
+		    devs[i].ifindex == tcm->tcm_ifindex)
 			dev = i;
 	if (dev < 0 ||
 	    nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, NULL) < 0)
@@ -388,7 +401,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 					     (unsigned long long)s.cnm_positive);
 				if (len >= (int)(offsetof(struct tc_qcn_xstats, stamp_ns) +
 						 sizeof(s.stamp_ns))) {
-					double a = qavg_of(tcm->tcm_ifindex, tcm->tcm_handle,
+					double a = qavg_of(dev, tcm->tcm_handle,
 							   s.backlog_ns, s.stamp_ns);
 
 					if (a >= 0)
@@ -399,7 +412,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 				}
 				if (len >= (int)(offsetof(struct tc_qcn_xstats, sample_backlog) +
 						 sizeof(s.sample_backlog))) {
-					double a = qsample_of(tcm->tcm_ifindex, tcm->tcm_handle,
+					double a = qsample_of(dev, tcm->tcm_handle,
 							      s.sample_backlog, s.samples);
 
 					if (a >= 0)
@@ -457,7 +470,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 			}
 		}
 		if (r.v[F_BYTES][0]) {
-			double rate = rate_of(tcm->tcm_ifindex, tcm->tcm_handle,
+			double rate = rate_of(dev, tcm->tcm_handle,
 					      cls, bytes, stamp);
 
 			if (rate >= 0)
@@ -468,6 +481,7 @@ static int on_msg(struct nl_msg *msg, void *arg)
 		fprintf(stderr, "qcnstat: out of memory\n");
 		exit(1);
 	}
+	rows++;
 	return NL_OK;
 }
 
@@ -480,6 +494,103 @@ static int dump(struct nl_sock *sk, int type, int ifindex)
 	if (err < 0)
 		return err;
 	return nl_recvmsgs_default(sk);
+}
+
+/* setns() into /run/netns/NAME */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		fprintf(stderr, "qcnstat: netns %s: %s\n", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Opens a socket in each namespace named by -d NS:DEV (and one for plain
+ * DEVs, in qcnstat's own namespace) and finds the devices' ifindexes
+ * there; qcnstat itself stays in its own namespace.
+ */
+static int open_devs(const char **names)
+{
+	int home, i, n, err = -1;
+	struct nl_cache *links;
+
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0) {
+		fprintf(stderr, "qcnstat: /proc/self/ns/net: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < ndevs; i++) {
+		const char *colon = strrchr(names[i], ':');
+		char ns[256] = "";
+
+		snprintf(devs[i].name, sizeof(devs[i].name), "%s", names[i]);
+		if (colon)
+			snprintf(ns, sizeof(ns), "%.*s", (int)(colon - names[i]), names[i]);
+		if (colon && (!*ns || !colon[1] || strchr(ns, '/'))) {
+			fprintf(stderr, "qcnstat: bad device \"%s\" (DEV or NS:DEV)\n",
+				names[i]);
+			goto out;
+		}
+		for (n = 0; n < nnss; n++)
+			if (!nss[n].name == !colon &&
+			    (!colon || !strcmp(nss[n].name, ns)))
+				break;
+		if (n == nnss) {
+			nss[n].name = colon ? strdup(ns) : NULL;
+			if (colon && (!nss[n].name || enter_netns(ns)))
+				goto out;
+			nss[n].sk = nl_socket_alloc();
+			if (!nss[n].sk || nl_connect(nss[n].sk, NETLINK_ROUTE) < 0) {
+				fprintf(stderr, "qcnstat: cannot open an rtnetlink socket\n");
+				goto out;
+			}
+			nl_socket_disable_seq_check(nss[n].sk);
+			nl_socket_modify_cb(nss[n].sk, NL_CB_VALID, NL_CB_CUSTOM, on_msg,
+					    (void *)(intptr_t)n);
+			nnss++;
+			if (colon && setns(home, CLONE_NEWNET) < 0) {
+				fprintf(stderr, "qcnstat: back to our netns: %s\n",
+					strerror(errno));
+				goto out;
+			}
+		}
+		devs[i].ns = n;
+		if (rtnl_link_alloc_cache(nss[n].sk, AF_UNSPEC, &links) < 0) {
+			fprintf(stderr, "qcnstat: cannot read the links\n");
+			goto out;
+		}
+		devs[i].ifindex = rtnl_link_name2i(links, colon ? colon + 1 : names[i]);
+		nl_cache_free(links);
+		if (!devs[i].ifindex) {
+			fprintf(stderr, "qcnstat: no such device \"%s\"\n", names[i]);
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	close(home);
+	return err;
+}
+
+/* the first poll printed nothing: say where qcnstat looked */
+static void nothing_found(const char *when)
+{
+	int i;
+
+	fprintf(stderr, "qcnstat: no %s on", all ? "qdisc" : "qcn or qcn_rp qdisc");
+	for (i = 0; i < ndevs; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", devs[i].name);
+	fprintf(stderr, "%s\n", when);
 }
 
 int main(int argc, char **argv)
@@ -502,10 +613,8 @@ int main(int argc, char **argv)
 	long long interval_us = 100000, duration_us = -1;
 	uint64_t ns;
 	long count = -1, polls = 0;
-	struct nl_cache *links;
-	struct nl_sock *sk;
 	double start, next;
-	int c, i, err;
+	int c, i, n, err;
 
 	while ((c = getopt_long(argc, argv, "d:i:c:t:o:n:amh", opts, NULL)) != -1) {
 		switch (c) {
@@ -558,43 +667,15 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (netns) {
-		char path[256];
-		int fd;
-
-		snprintf(path, sizeof(path), "/run/netns/%s", netns);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-			fprintf(stderr, "qcnstat: netns %s: %s\n", netns, strerror(errno));
-			return 1;
-		}
-		close(fd);
-	}
+	if (netns && enter_netns(netns))
+		return 1;
 	out = stdout;
 	if (outfile && !(out = fopen(outfile, "w"))) {
 		fprintf(stderr, "qcnstat: %s: %s\n", outfile, strerror(errno));
 		return 1;
 	}
-	sk = nl_socket_alloc();
-	if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
-		fprintf(stderr, "qcnstat: cannot open an rtnetlink socket\n");
+	if (open_devs(names))
 		return 1;
-	}
-	if (rtnl_link_alloc_cache(sk, AF_UNSPEC, &links) < 0) {
-		fprintf(stderr, "qcnstat: cannot read the links\n");
-		return 1;
-	}
-	for (i = 0; i < ndevs; i++) {
-		devs[i].ifindex = rtnl_link_name2i(links, names[i]);
-		if (!devs[i].ifindex) {
-			fprintf(stderr, "qcnstat: no such device \"%s\"\n", names[i]);
-			return 1;
-		}
-		snprintf(devs[i].name, sizeof(devs[i].name), "%s", names[i]);
-	}
-	nl_cache_free(links);
-	nl_socket_disable_seq_check(sk);
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_msg, NULL);
 
 	if (!json)
 		for (i = 0; i < F_NUM; i++)
@@ -603,21 +684,27 @@ int main(int argc, char **argv)
 	next = start;
 	for (;;) {
 		now_ms = mono_ms() - (origin_abs ? 0 : start);
-		/* the qdisc dump covers every device; classes are per device */
-		err = dump(sk, RTM_GETQDISC, 0);
-		for (i = 0; i < ndevs && err >= 0; i++) {
-			err = dump(sk, RTM_GETTCLASS, devs[i].ifindex);
+		/* a namespace's qdisc dump covers its every device;
+		 * classes are per device
+		 */
+		for (n = 0; n < nnss; n++) {
+			err = dump(nss[n].sk, RTM_GETQDISC, 0);
+			if (err < 0) {
+				fprintf(stderr, "qcnstat: qdisc dump: %s\n", nl_geterror(err));
+				return 1;
+			}
+		}
+		for (i = 0; i < ndevs; i++) {
+			err = dump(nss[devs[i].ns].sk, RTM_GETTCLASS, devs[i].ifindex);
 			if (err < 0) {
 				fprintf(stderr, "qcnstat: %s: %s\n", devs[i].name,
 					nl_geterror(err));
 				return 1;
 			}
 		}
-		if (err < 0) {
-			fprintf(stderr, "qcnstat: qdisc dump: %s\n", nl_geterror(err));
-			return 1;
-		}
 		fflush(out);
+		if (!polls && !rows)
+			nothing_found(count == 1 ? "" : " (yet)");
 		if (++polls == count)
 			break;
 		next += interval_us / 1000.0;
@@ -634,8 +721,10 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	nl_socket_free(sk);
+	for (n = 0; n < nnss; n++)
+		nl_socket_free(nss[n].sk);
 	if (out != stdout)
 		fclose(out);
-	return 0;
+	/* polled and found nothing: a wrong device, namespace or option */
+	return rows ? 0 : 1;
 }
