@@ -59,7 +59,7 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 31))
+ktap_plan $((${#BAD_TC[@]} + 32))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -102,6 +102,14 @@ ktap_check "keepalive below the 100us floor: the message names the range" \
 ktap_check "keepalive 100us (the floor) is accepted" \
 	bash -c "ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 100us &&
 		 ip netns exec $TB-a tc qdisc change dev d0 root qcn keepalive 10ms"
+
+# a rate without a unit is tc's bit/s, taken with a warning
+err=$(ip netns exec "$TB-a" tc qdisc change dev d0 root qcn rate 500 2>&1)
+rc=$?
+ktap_check "rate 500 (no unit) is 500 bit/s, with a warning ($(head -n1 <<<"$err" | cut -c1-50))" \
+	test "$rc/$(nsx a tc -j qdisc show dev d0 | jq '.[0].options.rate')" = 0/62 -a \
+	     -n "$(grep '^Warning: qcn: rate 500 has no unit' <<<"$err")"
+nsx a tc qdisc change dev d0 root qcn rate 100mbit
 
 class_reject()	# OPT VALUE: tc class change fails naming the option
 {

@@ -297,7 +297,26 @@ static inline int tcq_get_unit(__u64 *val, int (*parse)(uint64_t *, const char *
 }
 
 #define tcq_get_size(v, ...)	tcq_get_unit(v, tcu_get_size, 1, tcq_size, __VA_ARGS__)
-#define tcq_get_rate(v, ...)	tcq_get_unit(v, tcu_get_rate, 8, tcq_rate, __VA_ARGS__)
+
+/*
+ * A rate (bytes/s) in tc's spellings.  A bare number is bit/s, as tc
+ * reads it; 'rate 500' meaning 500 Mbit/s is a likely slip, so a non-zero
+ * rate without a unit is taken with a warning.
+ */
+static inline int tcq_get_rate(__u64 *val, const char *kind, const char *what,
+			       const char *arg, __u64 min, __u64 max)
+{
+	int rc = tcq_get_unit(val, tcu_get_rate, 8, tcq_rate, kind, what, arg,
+			      min, max);
+	const char *p = arg;
+
+	while (*p == '.' || (*p >= '0' && *p <= '9'))
+		p++;
+	if (!rc && !*p && strspn(arg, "0.") != strlen(arg))
+		fprintf(stderr, "Warning: %s: %s %s has no unit: %s bit/s, as tc reads a bare number (%smbit is %s Mbit/s)\n",
+			kind, what, arg, arg, arg, arg);
+	return rc;
+}
 #define tcq_get_time(v, ...)	tcq_get_unit(v, tcu_get_time, 1000, tcq_time, __VA_ARGS__)
 
 /* 2^e, exact for the exponents of w (no libm in a plugin) */
