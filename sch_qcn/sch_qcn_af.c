@@ -506,6 +506,10 @@ int sch_qcn_af_class_change(struct sch_qcn_af *af, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG(extack, "qcn classes have no rate estimator: the AF rate estimate is in the class statistics");
 		return -EOPNOTSUPP;
 	}
+	/* taken, and said: the setting is kept for when af is switched on */
+	if (!READ_ONCE(af->enabled) &&
+	    (tb[TCA_QCN_CLASS_WEIGHT] || tb[TCA_QCN_CLASS_MAXRATE]))
+		NL_SET_ERR_MSG(extack, "qcn: af is off: class weight and maxrate take effect with af on");
 
 	if (cl) {
 		sch_tree_lock(sch);
