@@ -940,7 +940,8 @@ static void qcn_sampled(struct Qdisc *sch, const struct qcn_cp_sample *s,
 		return;
 	}
 	req.mode = mode;
-	req.positive = !s->congested;
+	/* signed feedback's increase; AF-QCN's qFb for Fb >= 0 is not one */
+	req.positive = sgn && !s->congested;
 	if (qcn_cnm_queue(q, &req))
 		sch_qcn_af_cnm_sent(q->af, handle);
 }

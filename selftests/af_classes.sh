@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 27
+ktap_plan 28
 qcn_dmesg_mark
 tb_init
 
@@ -48,6 +48,11 @@ ktap_check "class 1:1 counts bytes" test "$(af_class_x 1:1 bytes)" -gt 100000
 rate=$(af_class_x 1:1 rate_est)
 ktap_check "class 1:1 has a rate estimate ($rate)" test -n "$rate" -a "$rate" != 0bit
 ktap_check "class 1:1 shows weight 2" test "$(af_class_x 1:1 weight)" -eq 2
+# AF-QCN's CNMs for samples with Fb >= 0 are not signed feedback's
+cnms=$(qdisc_json sw sw-pr | jq ".[0] | $QCN_JQ_CNMS")
+pos=$(qdisc_json sw sw-pr | jq '.[0].cnm_positive')
+ktap_check "af on, feedback qcn: $cnms CNMs sent, cnm_positive ($pos) counts none" \
+	test "$cnms" -gt 0 -a "$pos" = 0
 reject "delete a class filters point to" \
 	nsx sw tc class del dev sw-pr parent 1: classid 1:1
 
