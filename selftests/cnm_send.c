@@ -11,12 +11,16 @@
  * copies it: from the EtherType on); without it the MSDU is an ARP-like
  * non-IP frame.  -m sends a deliberately malformed CNM.  -k N sends one
  * CNM for each of N flows, source ports SPORT .. SPORT + N - 1.  -n COUNT
- * sends COUNT copies of each (sendmmsg batches of 256: a flood).
+ * sends COUNT copies of each (sendmmsg batches of 256: a flood); -g GAP
+ * sends them GAP ms apart instead, on absolute deadlines, so that a slow
+ * testbed's process start-up does not stretch a sequence of CNMs.
  * Prints "sent COUNT at_mono_ms T", T = CLOCK_MONOTONIC (ms) just before
- * the first frame, to align the CNM with udp_sink's time base.
+ * the first frame (with -g, each CNM's T), to align the CNMs with
+ * udp_sink's time base.
  */
 #define _GNU_SOURCE		/* sendmmsg */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
@@ -84,6 +88,7 @@ static const char usage_text[] =
 "  -u S:P,D:Q   encapsulate the start of an IPv4/UDP frame S:P -> D:Q, as a\n"
 "               CP copies it (default: a 30-octet non-IP MSDU, ARP)\n"
 "  -n COUNT     CNMs per flow (default 1)\n"
+"  -g GAP       the COUNT CNMs GAP ms apart (1..60000), one flow only\n"
 "  -k FLOWS     one CNM per flow for FLOWS flows, source ports P .. P+FLOWS-1\n"
 "  -o QOFF      cnmQOffset, -32768..32767 (default -100: a short queue;\n"
 "               cnmQDelta is 10); positive for a CNM whose rebuilt Fb is\n"
@@ -93,7 +98,8 @@ static const char usage_text[] =
 "               reserved (a reserved bit set)\n"
 "  -h, --help   this text\n"
 "Prints \"sent N at_mono_ms T\", T = CLOCK_MONOTONIC in ms just before the\n"
-"first frame (to line up with udp_sink's and qcnstat -m's stamps).\n"
+"first frame (with -g, each CNM's T: \"sent N at_mono_ms T1 T2 ...\"), to\n"
+"line up with udp_sink's and qcnstat -m's stamps.\n"
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
 #define TOOL_NAME "cnm_send"
@@ -120,7 +126,7 @@ int main(int argc, char **argv)
 	const char *ifname = NULL, *udp = NULL, *mal = NULL;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct qcn_cnm m = { .version = 0 };
-	unsigned int msdu_len = 0, count = 1, flows = 1, i, f;
+	unsigned int msdu_len = 0, count = 1, flows = 1, gap_ms = 0, i, f;
 	int c, fd, have_d = 0, have_s = 0, qfb = -1, len, qoff = -100;
 	char *end;
 	struct timespec ts;
@@ -131,7 +137,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "i:d:s:q:e:u:n:m:k:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:s:q:e:u:n:g:m:k:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': ifname = optarg; break;
 		case 'd': if (parse_mac(optarg, dst)) usage("bad MAC", optarg); have_d = 1; break;
@@ -140,6 +146,7 @@ int main(int argc, char **argv)
 		case 'e': if (parse_mac(optarg, m.dst)) usage("bad MAC", optarg); break;
 		case 'u': udp = optarg; break;
 		case 'n': count = num("bad count", optarg, 1, 1000000); break;
+		case 'g': gap_ms = num("bad gap (1..60000 ms)", optarg, 1, 60000); break;
 		case 'm': mal = optarg; break;
 		case 'k': flows = num("bad flow count", optarg, 1, 65535); break;
 		case 'o':
@@ -155,6 +162,8 @@ int main(int argc, char **argv)
 		usage("unexpected argument", argv[optind]);
 	if (!ifname || !have_d || !have_s || qfb < 0)
 		usage("missing one of -i, -d, -s, -q", "");
+	if (gap_ms && (flows > 1 || count > 1000))
+		usage("-g takes one flow and at most 1000 CNMs", "");
 	m.qfb = qfb;
 	qcn_cnm_cpid(m.cpid, src, 1);
 	m.qoffset = (int16_t)qoff;
@@ -212,6 +221,30 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	if (gap_ms) {
+		struct timespec at = ts;
+
+		printf("sent %u at_mono_ms", count);
+		for (i = 0; i < count; i++) {
+			if (i) {
+				at.tv_nsec += gap_ms % 1000 * 1000000L;
+				at.tv_sec += gap_ms / 1000 + at.tv_nsec / 1000000000L;
+				at.tv_nsec %= 1000000000L;
+				while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+						       &at, NULL) == EINTR)
+					;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll,
+				   sizeof(sll)) != len) {
+				perror("cnm_send: sendto");
+				return 1;
+			}
+			printf(" %lld", ts.tv_sec * 1000LL + ts.tv_nsec / 1000000);
+		}
+		printf("\n");
+		return 0;
+	}
 	for (f = 0; f < flows; f++) {
 		if (udp && f) {	/* next source port; the UDP ports sit at MSDU 22 */
 			unsigned char *sp = pdu + QCN_CNM_HDR_LEN + 22;
