@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_modules
-ktap_plan 8
+ktap_plan 9
 qcn_dmesg_mark
 TOPO=$QCN_TOP/scripts/topology
 name=qtopo$$
@@ -34,6 +34,15 @@ ktap_check "qcn_rp on a sender as it says" \
 ktap_check "qcnstat -d NS:DEV polls the switch's qcn and h1's qcn_rp" \
 	test "$("$QCN_TOP/tools/qcnstat" -d "$name-sw:sw-pr" -d "$name-h1:eth0" -c 1 |
 		qcnstat_cols /dev/stdin kind | sort | tr '\n' ' ')" = "qcn qcn_rp "
+# qcnplot(8) on qcnstat's CSV: a PNG with the panels the rows allow
+"$QCN_TOP/tools/qcnstat" -d "$name-sw:sw-pr" -d "$name-h1:eth0" -i 20ms -c 10 -o "$tmp/run.csv"
+if command -v gnuplot > /dev/null; then
+	msg=$("$QCN_TOP/tools/qcnplot" -o "$tmp/run.png" --qeq 26000 "$tmp/run.csv")
+	ktap_check "qcnplot draws the port's rate and queue, the sender's rate, CNMs ($msg)" \
+		test -s "$tmp/run.png" -a "${msg#*(}" = "rates queue cnms)"
+else
+	ktap_skip "qcnplot draws qcnstat's CSV" "no gnuplot here"
+fi
 "$TOPO" --name "$name" down > /dev/null
 ktap_check "down removes it" test -z "$(ip netns list | grep "^$name-")"
 ktap_check "no kernel warnings" qcn_dmesg_clean
