@@ -122,8 +122,10 @@ r=$(qcnstat_cols "$tmp/rate.csv" kind rate_bps t_ms bytes stamp_ns | awk -F'\t' 
 	END { printf "%d %d %d %.2f %.2f\n", n, m, good, k * 100, o * 100 }')
 read -r r_polls r_n r_good r_kdev r_odev <<<"$r"
 ktap_info "$r_n windows >= 100 ms of $r_polls polls; largest deviation from 10 Mbit/s: kernel clock $r_kdev %, qcnstat's clock $r_odev %"
-ktap_bound rate_windows "$r_n" '>=' 20 "rates over windows >= 100 ms ($r_n of $r_polls polls)"
-ktap_bound rate_within_2pct "$((r_good * 100 / (r_n > 0 ? r_n : 1)))" '>=' 90 \
+# (the shaped rate is UML's: in a TCG guest or the debug kernel the busy
+# loops slow the port itself, and the bounds are reported, not asserted)
+ktap_bound --timing rate_windows "$r_n" '>=' 20 "rates over windows >= 100 ms ($r_n of $r_polls polls)"
+ktap_bound --timing rate_within_2pct "$((r_good * 100 / (r_n > 0 ? r_n : 1)))" '>=' 90 \
 	"rate_bps is the shaped rate within 2 % in nine windows in ten under load ($r_good of $r_n)"
 r_bad=$(qcnstat_cols "$tmp/rate.csv" kind rate_bps bytes stamp_ns | awk -F'\t' '
 	$1 != "qcn" { next }
