@@ -86,9 +86,11 @@ ktap_check "qcn_rp on h1's eth0.10 (flow l4) and h2's eth0 (flow dst-mac)" test 
 nsx h2 tc qdisc add dev eth0 clsact &&
 nsx h2 tc filter add dev eth0 egress matchall action skbedit priority 3
 
-cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 6
+# the captures outlast the 4 s flows by 5 s: a slow kernel starts the
+# senders late, and every CNM sent must be captured
+cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 9
 d1=$TB_LAST_PID
-cnm_dump_bg h2 "$TMP/h2" -V -i eth0 -t 6
+cnm_dump_bg h2 "$TMP/h2" -V -i eth0 -t 9
 d2=$TB_LAST_PID
 nsbg h1 "$SEND" -d $N10.100 -p 5201 -b 5001 -s 1200 -r 25000000 -t 4 >/dev/null
 nsbg h2 "$SEND" -d $N20.100 -p 5202 -b 5002 -s 1200 -r 25000000 -t 4 >/dev/null
