@@ -60,10 +60,13 @@ ktap_rejected "limiters 65536 (one more than the class minors 1..65535)" \
 	"nsx a tc -j qdisc show dev eth0 | jq -c '.[0].options'" \
 	nsx a tc qdisc change dev eth0 root qcn_rp limiters 65536
 nsx a tc qdisc del dev eth0 root
-nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter off
+# byte-reset 1gb, time-reset 10s: the limiters stay in fast recovery for
+# 50 s, and their flows send until the section ends, however slowly the
+# testbed reads them
+nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s byte-reset 1gb jitter off
 mark_sent
 pids=()
-for p in 5000 5001 5002 5003; do send -b $p -r 1000000 -t 3; pids+=("$TB_LAST_PID"); done
+for p in 5000 5001 5002 5003; do send -b $p -r 1000000 -t 60; pids+=("$TB_LAST_PID"); done
 busywait 5000 sent_more 40 > /dev/null
 nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
 	-u "$QCN_NET.1:5000,$QCN_NET.100:9000" -k 4 > /dev/null
@@ -71,6 +74,7 @@ ids=$(nsx a tc class show dev eth0 | awk '/^class qcn_rp/ { print $3 }' | sort -
 ktap_check "4 limiters, 4 distinct class ids ($ids)" test "$(wc -w <<<"$ids")" = 4
 ktap_check "each class id shows its limiter" \
 	bash -c "for c in $ids; do ip netns exec $TB-a tc -s class show dev eth0 classid \$c | grep -q 'state fr' || exit 1; done"
+kill "${pids[@]}" 2> /dev/null
 
 # --------------------------- per-limiter cap, memory limit
 # X (a:7000) throttled to ~1.6 Mbit/s with a 1 MB send buffer, limit
