@@ -138,7 +138,7 @@ static long rows;			/* rows printed, all polls */
 static FILE *out;
 static double now_ms;
 
-/* previous byte counters, for rates: (ifindex, handle, class?) */
+/* previous counters, for rates and means: (device, handle, class?) */
 static struct prev_slot {
 	int dev;
 	__u32 handle;
