@@ -15,7 +15,8 @@
 #   make dkms-install    module sources to /usr/src/linux-qcn-VERSION, then
 #                        dkms add + install (dkms-uninstall: dkms remove, rm)
 #   make check           set up, build, run every test; ends "N passed, N failed"
-#   make demo            set up, build, run the closed-loop demo in a guest
+#   make demo            set up, build, run the demo at native speed (UML)
+#   make demo-guest      the 30 Mbit/s demo in a Debian 6.1 guest
 #   make unit            userspace unit tests of the algorithm cores only
 #   make experiments     the papers' experiments (scripts/experiments/*):
 #                        qcn-sim, plus the modules when run as root with
@@ -192,11 +193,15 @@ unit:
 check: setup
 	@scripts/check
 
-# vm-run builds the modules for the guest's kernel; the demo needs the
-# plugins, qcnstat and the traffic helpers besides.
+# uml-run and vm-run build the modules for their kernel; the demos need the
+# plugins, qcnstat, qcnplot and the traffic helpers besides.
 demo: setup
 	@$(MAKE) -s plugins tools helpers
-	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo -- scripts/demo
+	@scripts/uml-run --out $(TOP)/out/demo -- scripts/demo
+
+demo-guest: setup
+	@$(MAKE) -s plugins tools helpers
+	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo-guest -- scripts/demo-guest
 
 EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
 experiments: tools
@@ -213,5 +218,5 @@ clean:
 	$(MAKE) -C selftests clean
 
 .PHONY: all no-modules modules kernels uml-modules plugins tools helpers install install-modules \
-	install-tools uninstall dkms-source dkms-install dkms-uninstall setup unit check demo \
+	install-tools uninstall dkms-source dkms-install dkms-uninstall setup unit check demo demo-guest \
 	experiments clean install-wireshark uninstall-wireshark
