@@ -29,8 +29,11 @@ README_BLOCKS=4
 MAN_ORDER=(tc-qcn tc-qcn_rp cnm_send cnm_dump qcnstat qcnplot)
 declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=3 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3 [qcnplot]=1)
 # a command that runs until stopped, or longer than this (s), is cut here
-# (timeout): it must still be running then (status 124)
+# (timeout): it must still be running then (status 124).  Under the debug
+# kernel and in the emulated guests a program takes seconds to start
+# (tcpdump must have opened its capture file before the cut).
 WATCH=3
+[ "${QCN_UML_FLAVOR:-}" = debug ] || [ -n "${QCN_GUEST:-}" ] && WATCH=8
 
 tmp=$(mktemp -d)
 mkdir "$tmp/run"		# the man pages' examples' files (cnm.pcap, run.csv, ...)
