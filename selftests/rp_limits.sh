@@ -89,7 +89,7 @@ ktap_check "flow_limit 40 shown" \
 # the four senders of the section above are done
 wait "${pids[@]}"
 mark_sent
-send -b 7000 -r 10000000 -B 1000000 -t 14
+send -b 7000 -r 10000000 -B 1000000 -t 60
 x2=$TB_LAST_PID
 busywait 5000 sent_more 10 > /dev/null
 for _ in 1 2 3 4 5; do cnm 63 7000; done
