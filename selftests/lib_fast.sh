@@ -20,14 +20,16 @@ fast_require()
 	[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
 }
 
-# fast_servers N: iperf3 servers for flows 1..N in r (port 5200+i)
+# fast_servers N [IPERF3 OPTIONS]: iperf3 servers for flows 1..N in r
+# (port 5200+i)
 fast_servers()
 {
-	local i
-	for i in $(seq 1 "$1"); do
-		nsx r iperf3 -s -D -p $((5200 + i)) || return 1
+	local i n=$1
+	shift
+	for i in $(seq 1 "$n"); do
+		nsx r iperf3 -s -D -p $((5200 + i)) "$@" || return 1
 	done
-	tb_listening r $(seq 5201 $((5200 + $1)))
+	tb_listening r $(seq 5201 $((5200 + n)))
 }
 
 # fast_tcp I SECONDS OUT [IPERF3 OPTIONS]: TCP from hI to r in the
