@@ -631,13 +631,35 @@ rel_err_pct()
 		if (t > 0) printf "%.1f", 100 * d / t; else print (d == 0 ? "0.0" : "inf") }'
 }
 
-# weighted_jain W1 X1 [W2 X2 ...]: Jain's fairness index of X_i / W_i,
-# (sum y)^2 / (n sum y^2), three decimals: 1 when every X_i is in
-# proportion to its weight W_i, 1/n when one takes everything
+# percentiles P...: the P-th percentiles (nearest rank, 0 < P <= 100) of
+# the numbers on standard input, on one line; "-" for each if there are none
+percentiles()
+{
+	sort -g | awk -v ps="$*" 'BEGIN { n = split(ps, P, " ") } { a[NR] = $1 }
+		END { for (i = 1; i <= n; i++) {
+			k = int(NR * P[i] / 100) + 1; if (k > NR) k = NR
+			printf "%s%s", (i > 1 ? " " : ""), (NR ? a[k] : "-") }
+		      printf "\n" }'
+}
+
+# jain_rows W1 .. Wn: for each line X_1 .. X_n on standard input, Jain's
+# fairness index of X_i / W_i, (sum y)^2 / (n sum y^2), three decimals: 1
+# when every X_i is in proportion to its weight W_i, 1/n when one takes
+# everything
+jain_rows()
+{
+	awk -v ws="$*" 'BEGIN { n = split(ws, W, " ") }
+		{ s = q = 0
+		  for (i = 1; i <= n; i++) { y = $i / W[i]; s += y; q += y * y }
+		  printf "%.3f\n", q ? s * s / (n * q) : 0 }'
+}
+
+# weighted_jain W1 X1 [W2 X2 ...]: jain_rows of one line
 weighted_jain()
 {
-	awk 'BEGIN { for (i = 1; i + 1 < ARGC; i += 2) { y = ARGV[i + 1] / ARGV[i]; s += y; q += y * y; n++ }
-		printf "%.3f", q ? s * s / (n * q) : 0 }' "$@"
+	local w=() x=()
+	while [ $# -ge 2 ]; do w+=("$1"); x+=("$2"); shift 2; done
+	echo "${x[*]}" | jain_rows "${w[@]}"
 }
 
 # weight_share_checks KEY TOL SHARE...: the shares (% of their total) of

@@ -76,15 +76,14 @@ qs_col()
 # Older modules without the integral: the samples' mean.
 fast_queue_stats()
 {
-	local m
+	local m b
 	m=$(paste <(qs_col "$1" backlog_ns) <(qs_col "$1" stamp_ns) |
 		awk -F'\t' '$1 != "" && $2 != "" { if (!n++) { b0 = $1; s0 = $2 } b = $1; s = $2 }
 			END { if (n > 1 && s > s0) printf "%d\n", (b - b0) / (s - s0) }')
-	qs_col "$1" backlog | sort -n |
-		awk -v m="$m" '{ a[NR] = $1; s += $1 }
-		     END { if (!NR) { print "0 0 0 0 0 0"; exit }
-			   printf "%d %d %d %d %d %d\n", m != "" ? m : s / NR, a[int(NR * 0.1) + 1],
-				  a[int(NR * 0.5) + 1], a[int(NR * 0.99) + 1], a[NR], NR }'
+	b=$(qs_col "$1" backlog)
+	[ -n "$b" ] || { echo "0 0 0 0 0 0"; return; }
+	awk -v m="$m" -v p="$(percentiles 10 50 99 100 <<<"$b")" '{ s += $1 }
+		END { printf "%d %s %d\n", m != "" ? m : s / NR, p, NR }' <<<"$b"
 }
 
 # fast_sampled_q CSV: the mean queue (bytes) at the CP's sampling
