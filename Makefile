@@ -39,6 +39,8 @@ KSRC := Kbuild VERSION $(wildcard sch_qcn/Kbuild sch_qcn/*.[ch] rp_limiter/Kbuil
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# qcnplot finds its CSV parser in ../share/linux-qcn beside its BINDIR
+DATADIR ?= $(PREFIX)/share/linux-qcn
 # tc loads q_<kind>.so from its compiled-in TC_LIB_DIR, whatever PREFIX is
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 TC_PLUGIN_DIR ?= $(firstword $(wildcard $(if $(MULTIARCH),/usr/lib/$(MULTIARCH)/tc) /usr/lib64/tc /usr/lib/tc) \
@@ -126,6 +128,8 @@ install-tools: plugins tools
 	install -d $(DESTDIR)$(TC_PLUGIN_DIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(addprefix tc-plugin/,$(PLUGINS)) $(DESTDIR)$(TC_PLUGIN_DIR)/
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(DATADIR)
+	install -m 644 tools/qcnstat-csv.awk $(DESTDIR)$(DATADIR)/
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man8/
 
 # Removes the modules make install put into any kernel's extra/ (DKMS's
@@ -140,6 +144,8 @@ uninstall:
 	done
 	rm -f $(addprefix $(DESTDIR)$(TC_PLUGIN_DIR)/,$(PLUGINS))
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(DATADIR)/qcnstat-csv.awk
+	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MANPAGES)))
 
 # DKMS: the module sources (with dkms.conf) in /usr/src/linux-qcn-VERSION;

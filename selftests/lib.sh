@@ -726,28 +726,7 @@ qcnstat_cols()
 {
 	local file=$1
 	shift
-	awk -v want="$*" '
-	function csv(line, f,    n, i, c, q, v) {
-		if (index(line, "\"") == 0)
-			return split(line, f, ",")
-		n = 0; v = ""; q = 0
-		for (i = 1; i <= length(line); i++) {
-			c = substr(line, i, 1)
-			if (q && c == "\"") {
-				if (substr(line, i + 1, 1) == "\"") { v = v c; i++ } else q = 0
-			} else if (q) {
-				v = v c
-			} else if (c == "\"") {
-				q = 1
-			} else if (c == ",") {
-				f[++n] = v; v = ""
-			} else {
-				v = v c
-			}
-		}
-		f[++n] = v
-		return n
-	}
+	awk -v want="$*" "$(cat "$QCN_TOP/tools/qcnstat-csv.awk")"'
 	NR == 1 {
 		n = csv($0, h)
 		for (i = 1; i <= n; i++)
