@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run selftests kselftest-style: top-level KTAP, each test's own KTAP nested
-# behind "# ", a per-test timeout, and a closing summary line
-#   # selftests: N passed, N failed, N skipped
-# that counts the tests' individual points.  A test's results are checked
+# behind "# ", a per-test timeout, each test's counts right above its
+# result line
+#   # TEST: N passed, N failed, N skipped
+# and a closing summary line that adds them up
+#   # selftests: N passed, N failed, N skipped  A test's results are checked
 # against its plan (its last "1..N" line): each planned result it did not
 # report counts as a failure, more results than planned, or no plan, as one;
 # a test that dies or times out without reporting a failure counts as one.
@@ -50,6 +52,7 @@ for t in "$@"; do
 		fi
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	echo "# $t: $p passed, $f failed, $s skipped"
 	dur=$(($(date +%s) - start))
 	if [ "$f" -gt 0 ]; then
 		any_fail=1
