@@ -7,7 +7,10 @@
 # index (x1's fill level) is higher than h2's, so at sw-pr two-samples
 # gives h1 a larger share of the CNMs than occupancy sampling does in the
 # same run.  CNMs cross two bridges to reach h1.
+# CP_TS_SAMPLE=occupancy keeps occupancy sampling in the second phase: the
+# index unused, the two-samples checks fail (the broken case).
 source "$(dirname "$0")/lib.sh"
+CP_TS_SAMPLE=${CP_TS_SAMPLE:-two-samples}
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
@@ -63,7 +66,7 @@ from_pr()	# FILE: CNMs sent by sw-pr
 }
 
 phase occ 4
-nsx sw tc qdisc change dev sw-pr root qcn sample two-samples
+nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_TS_SAMPLE"
 sleep 0.5
 phase two 4
 J=$(qdisc_json sw sw-pr)
