@@ -30,7 +30,8 @@ col() { awk -F, -v s="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] =
 dq=$(col drop-tail queue_mean_kb) qq=$(col qcn queue_mean_kb)
 dd=$(col drop-tail drops_pct) qd=$(col qcn drops_pct)
 # ratio 3.3-5.1 over scripts/flaky's runs (drop-tail 77-88 KB, QCN
-# 17-23 KB); without reaction points both scenarios are drop-tail: ~1
+# 17-23 KB); without reaction points (DEMO_RP=none, scripts/demo) both
+# scenarios are drop-tail: ~1
 ktap_bound --timing demo_queue_ratio "$(awk -v a="$dq" -v b="$qq" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 99) }')" '>=' 1.5 \
 	"QCN's queue mean is below drop-tail's ($qq KB against $dq KB, ratio >= 1.5)"
 # drop-tail drops 4.2-4.7 %, QCN 0.00-0.08 %: a factor 50 or more
