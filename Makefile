@@ -52,7 +52,8 @@ WIRESHARK_LUA_DIR ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/wireshark/
 MODDIR = /lib/modules/$(KVER)/extra
 MODULES := sch_qcn rp_limiter
 PLUGINS := q_qcn.so q_qcn_rp.so
-PROGS := tools/qcnstat tools/qcnplot tools/qcn-rp-trace tools/qcn-sim selftests/cnm_dump selftests/cnm_send
+PROGS := tools/qcnstat tools/qcnplot tools/qcn-rp-trace tools/qcn-sim tools/qcn-model selftests/cnm_dump \
+	selftests/cnm_send
 MANPAGES := $(wildcard man/*.8)
 DKMS_NAME := linux-qcn
 DKMS_SRC = /usr/src/$(DKMS_NAME)-$(VERSION)
