@@ -11,7 +11,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 for p in selftests/cnm_send selftests/cnm_dump selftests/udp_send selftests/udp_sink selftests/flow_gen \
-	 tools/qcnstat tools/qcn-sim tools/qcn-rp-trace; do
+	 tools/qcnstat tools/qcn-sim tools/qcn-rp-trace tools/qcn-model; do
 	name=${p##*/}
 	if [ ! -x "$TOP/$p" ]; then
 		notok "$name: built" "missing $TOP/$p (make -C selftests/core all builds it)"
