@@ -22,12 +22,14 @@ export PATH="$QCN_TOP/tools:$QCN_TOP/selftests:$PATH"
 
 # What is extracted: README 4 blocks (the testbed's, the CP, AF-QCN, the
 # reaction point); the man pages' blocks, page by page, in this order: the
-# configurations first, then the tools on the testbed they watch.  A page
+# configurations first, then the tools on the testbed they watch (qcn-model
+# needs none).  A page
 # or a count that differs fails, so that an example no rule here runs is
 # seen, not skipped.
 README_BLOCKS=4
-MAN_ORDER=(tc-qcn tc-qcn_rp cnm_send cnm_dump qcnstat qcnplot)
-declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=3 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3 [qcnplot]=1)
+MAN_ORDER=(tc-qcn tc-qcn_rp qcn-model cnm_send cnm_dump qcnstat qcnplot)
+declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=3 [qcn-model]=3 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3
+		       [qcnplot]=1)
 # a command that runs until stopped, or longer than this (s), is cut here
 # (timeout): it must still be running then (status 124).  Under the debug
 # kernel and in the emulated guests a program takes seconds to start
@@ -374,6 +376,12 @@ check_cmd()
 			[[ ", $rows" == *", ${W[$((k + 1))]} "* ]] || { said "no rows of ${W[$((k + 1))]} ($rows)"; return 1; }
 		done
 		said "CSV rows: $rows" ;;
+	qcn-model*)
+		# CSV: a header, then rows of as many fields
+		n=$(awk -F, 'NR == 1 { nf = NF; ok = $0 ~ /^[a-z][a-z0-9_]*(,[a-z][a-z0-9_]*)+$/; next }
+			     NF != nf { ok = 0 } END { print (ok && NR > 1) ? NR - 1 : 0 }' "$out")
+		[ "$n" -gt 0 ] || { said "no CSV printed ($(head -c 80 "$out"))"; return 1; }
+		said "CSV: $(head -n1 "$out"), $n rows" ;;
 	qcnplot*)
 		arg_of -o || return 1
 		path_of "$REPLY"
@@ -549,6 +557,7 @@ for ((i = 0; i < n_readme; i++)); do
 done
 run_page tc-qcn
 run_page tc-qcn_rp
+run_page qcn-model
 
 # The tools' examples watch a working testbed (the test's own set-up):
 # a 30 Mbit/s CP on sw-pr (Qeq and limit as qcnplot's example draws them),
