@@ -19,9 +19,10 @@
 #   make demo-guest      the 30 Mbit/s demo in a Debian 6.1 guest
 #   make unit            userspace unit tests of the algorithm cores only
 #   make experiments     the papers' experiments (scripts/experiments/*):
-#                        qcn-sim, plus the modules when run as root with
-#                        them loadable (e.g. under scripts/uml-run); CSV and
-#                        PNG in out/experiments/ (QUICK=1: the --quick runs)
+#                        qcn-sim and qcn-model, plus the modules when run as
+#                        root with them loadable (e.g. under scripts/uml-run);
+#                        CSV and PNG in out/experiments/ (QUICK=1: the --quick
+#                        runs)
 
 TOP := $(CURDIR)
 VERSION := $(shell cat $(TOP)/VERSION)
@@ -210,7 +211,7 @@ demo-guest: setup
 	@$(MAKE) -s plugins tools helpers
 	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo-guest -- scripts/demo-guest
 
-EXPERIMENTS := baseline convergence qcn-os af-qcn ap-stability
+EXPERIMENTS := baseline convergence convergence-model qcn-os af-qcn ap-stability
 experiments: tools
 	@for e in $(EXPERIMENTS); do \
 		echo "==== $$e"; \
