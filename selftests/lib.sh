@@ -657,9 +657,9 @@ jain_rows()
 # weighted_jain W1 X1 [W2 X2 ...]: jain_rows of one line
 weighted_jain()
 {
-	local w=() x=()
-	while [ $# -ge 2 ]; do w+=("$1"); x+=("$2"); shift 2; done
-	echo "${x[*]}" | jain_rows "${w[@]}"
+	local weights=() values=()
+	while [ $# -ge 2 ]; do weights+=("$1"); values+=("$2"); shift 2; done
+	echo "${values[*]}" | jain_rows "${weights[@]}"
 }
 
 # weight_share_checks KEY TOL SHARE...: the shares (% of their total) of
