@@ -47,9 +47,15 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r 5201 5202
-udp_flow h1 40mbit 13 5201 1200
-udp_flow h2 40mbit 13 5202 1200
-sleep 1.5
+# the flows outlast both phases however slow the testbed (the cleanup
+# stops them); the phases start once both queues have built up
+udp_flow h1 40mbit 60 5201 1200
+udp_flow h2 40mbit 60 5202 1200
+congested()
+{
+	[ "$(qcn_cnms_sent sw sw-pr)" -gt 0 ] && [ "$(qdisc_json sw x1 | jq '.[0].backlog')" -gt 0 ]
+}
+busywait 15000 congested || ktap_info "sw-pr sent no CNM or x1 queued nothing within 15 s"
 
 phase()	# NAME SECONDS
 {
