@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 34
+ktap_plan 35
 qcn_dmesg_mark
 tb_init
 TRACE=$QCN_TOP/tools/qcn-rp-trace
@@ -135,21 +135,29 @@ exp_kbit() { awk -v t="$1" '{ split($1, a, "="); split($2, b, "=");
 rate() { af_rate "$tmp/sink" $((off + $1)) $((off + $2)) 1; }
 pre=$(rate -1000 -100)
 ktap_info "before the CNM: $pre kbit/s (unlimited)"
-errs=()
+gots=() wants=() errs=()
 for w in "100 450" "600 950" "1100 1450" "1600 1950"; do
 	set -- $w
 	got=$(rate "$1" "$2"); want=$(exp_kbit "$1")
-	err=$(rel_err_pct "$got" "$want"); errs+=("$err")
+	err=$(rel_err_pct "$got" "$want")
+	gots+=("$got"); wants+=("$want"); errs+=("$err")
 	ktap_info "$1-$2 ms after the CNM: $got kbit/s, core predicts $want: $err % off"
 done
-worst=$(printf '%s\n' "${errs[@]}" | sort -g | tail -n1)
+# fast recovery's rise from the first window to the last, as a share of
+# the rise the core predicts
+rise=$(awk -v g1="${gots[0]}" -v g4="${gots[3]}" -v p1="${wants[0]}" -v p4="${wants[3]}" \
+	'BEGIN { printf "%.1f", p4 > p1 ? 100 * (g4 - g1) / (p4 - p1) : 0 }')
 # unlimited: the offered 90 Mbit/s; a limiter holds it at <= maxrate (50)
 ktap_bound --timing unlimited_before_kbit "$pre" '>' 60000 "unlimited before the CNM ($pre kbit/s > 60000)"
-# a loaded host paces the flow below its CR (the limiter recovers at most
-# 2 ms of a late schedule); without fast recovery the windows read 33-46 %
-# off, without the cut over 200 % in the first window
-ktap_bound --timing cut_recovery_worst_err_pct "$worst" '<=' 30 \
-	"cut to the core's CR and fast recovery steps (worst window $worst % off, <= 30 %)"
+# the first window 0-12 % off over scripts/flaky's runs; without the cut
+# the flow runs at maxrate, over 200 % off
+ktap_bound --timing cut_err_pct "${errs[0]}" '<=' 50 \
+	"cut to the core's CR (first window ${errs[0]} % off, <= 50 %)"
+# 52-115 % of the predicted rise over scripts/flaky's runs (a loaded host
+# paces the flow below its CR: the limiter recovers at most 2 ms of a late
+# schedule); without fast recovery the rate stays at the cut, ~0 %
+ktap_bound --timing fast_recovery_rise_pct "$rise" '>=' 25 \
+	"fast recovery raises the rate as the core predicts ($rise % of the predicted rise, >= 25 %)"
 ktap_check "released at max rate (3.25 s predicted)" \
 	test "$(xs limiters_released)/$(xs limiters_active)/$(nclasses)" = "1/0/0"
 post=$(rate 4500 6500)
