@@ -19,7 +19,6 @@ Writes into --out (default $QCN_OUT, else out/mininet):
 Expect the shares in weight order, the lightest class above its 10 %
 (README, Known limits: the standard's RP timer favours light flows).
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -29,11 +28,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..'))
 
 from mininet.log import setLogLevel  # noqa: E402
-from mininet.nodelib import LinuxBridge  # noqa: E402
 
-from qcnnet import (TOP, DumbbellTopo, QcnBridge, QcnMininet,  # noqa: E402
-                    QcnUnavailable, add_af_classes, add_qcn, add_qcn_rp,
-                    cp_stats, read_csv, rows)
+from qcnnet import (DumbbellTopo, QcnMininet, QcnUnavailable,  # noqa: E402
+                    add_af_classes, add_qcn, add_qcn_rp, cp_stats, read_csv,
+                    rows)
 from qcnnet import traffic  # noqa: E402
 
 LIMIT, QEQ = 150000, 26000
@@ -157,23 +155,8 @@ def plot(args, work, table, series):
 
 
 def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--out', default=os.environ.get('QCN_OUT') or
-                    os.path.join(TOP, 'out', 'mininet'),
-                    help='where the files go')
-    ap.add_argument('--rate', type=int, default=500,
-                    help='the port, Mbit/s (500)')
-    ap.add_argument('--secs', type=int, default=12,
-                    help='seconds of traffic (12)')
-    ap.add_argument('--mtu', type=int, default=4000,
-                    help='every link (4000, as make demo)')
-    ap.add_argument('--switch', choices=('lxbr', 'qcnbr'), default='lxbr',
-                    help="lxbr: Mininet's Linux bridge in the root "
-                    'namespace; qcnbr: in a namespace of its own')
-    args = ap.parse_args()
-    args.switch_cls = LinuxBridge if args.switch == 'lxbr' else QcnBridge
+    ap = traffic.example_parser(__doc__, 'seconds of traffic (12)')
+    args = traffic.example_args(ap)
     if args.secs <= SKIP + 2:
         ap.error('--secs must be more than %d' % (SKIP + 2))
     os.makedirs(args.out, exist_ok=True)

@@ -3,14 +3,46 @@
 Traffic and results for experiments: iperf3 servers and clients on
 Mininet hosts (processes the caller owns and ends, not daemons: a daemon
 would keep its namespace alive after the network stops), the receivers'
-goodput from iperf3's JSON, Jain's fairness index, and gnuplot.
+goodput from iperf3's JSON, Jain's fairness index, gnuplot, and the
+examples' command line.
 """
+import argparse
 import json
+import os
 import shutil
 import subprocess
 import time
 
-from .env import QcnUnavailable
+from mininet.nodelib import LinuxBridge
+
+from .env import TOP, QcnUnavailable
+from .net import QcnBridge
+
+
+def example_parser(doc, secs_help):
+    """The examples' command line: --out, --rate, --secs (SECS_HELP),
+    --mtu and --switch; parse it with example_args()."""
+    ap = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--out', default=os.environ.get('QCN_OUT') or
+                    os.path.join(TOP, 'out', 'mininet'),
+                    help='where the files go')
+    ap.add_argument('--rate', type=int, default=500,
+                    help='the port, Mbit/s (500)')
+    ap.add_argument('--secs', type=int, default=12, help=secs_help)
+    ap.add_argument('--mtu', type=int, default=4000,
+                    help='every link (4000, as make demo)')
+    ap.add_argument('--switch', choices=('lxbr', 'qcnbr'), default='lxbr',
+                    help="lxbr: Mininet's Linux bridge in the root "
+                    'namespace; qcnbr: in a namespace of its own')
+    return ap
+
+
+def example_args(ap):
+    """example_parser()'s arguments, with switch_cls the --switch class."""
+    args = ap.parse_args()
+    args.switch_cls = LinuxBridge if args.switch == 'lxbr' else QcnBridge
+    return args
 
 
 def listening(host, port, timeout=10.0):
