@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Native speed (UML or a host): convergence to fairness, QCN against QCN-T
-# (Zhang et al., QCN convergence, Sec. III and Fig. 12): a 500 Mbit/s
+# (Shu et al., QCN convergence, Sec. III and Fig. 12): a 500 Mbit/s
 # dumbbell with the paper's Qeq 64 KB, Qmax 512 KB, R_AI 0.5 Mbit/s and
 # QCN-T period 2.4 ms, two greedy TCP flows, flow 2 starting 3 s after
 # flow 1.  epsilon(t) = min/max of the two rates over 0.5 s, averaged from
