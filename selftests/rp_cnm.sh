@@ -146,7 +146,7 @@ done
 # fast recovery's rise from the first window to the last, as a share of
 # the rise the core predicts
 rise=$(awk -v g1="${gots[0]}" -v g4="${gots[3]}" -v p1="${wants[0]}" -v p4="${wants[3]}" \
-	'BEGIN { printf "%.1f", p4 > p1 ? 100 * (g4 - g1) / (p4 - p1) : 0 }')
+	'BEGIN { printf "%.1f", (p4 > p1 ? 100 * (g4 - g1) / (p4 - p1) : 0) }')
 # unlimited: the offered 90 Mbit/s; a limiter holds it at <= maxrate (50)
 ktap_bound --timing unlimited_before_kbit "$pre" '>' 60000 "unlimited before the CNM ($pre kbit/s > 60000)"
 # the first window 0-12 % off over scripts/flaky's runs; without the cut
