@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * QCN reaction point (RP) core: the rate-limiter state machine of the QCN
- * pseudo-code (eqs. 2-8 of Alizadeh et al.; rules below) and QCN-T (Zhang
- * et al., convergence paper, section VI).
+ * pseudo-code (eqs. 2-8 of Alizadeh et al.; rules below), QCN-T (Zhang
+ * et al., convergence paper, section VI) and QCN-AIMD (the convergence
+ * paper, section V-B, eq. 27).
  * Rates in bit/s as u64 (1 Mb/s .. 400 Gb/s without overflow; every
  * product is bounded or saturating), times in ns.  Header-only, pure
  * integer C.
@@ -57,6 +58,20 @@
  *   AI threshold unchanged; HAI threshold = T * threshold / t cycles
  *   (75 ms / t with the defaults: 31 for t = 2.4 ms), at least threshold;
  *   HAI adds R_HAI * (timer stages - HAI threshold).
+ * - QCN-AIMD (mode 4; Shu et al., convergence paper, section V-B, eqs.
+ *   27-28): the qcn mode's decrease (eq. 3) on a CNM, no fast recovery,
+ *   no target rate and no timer.  Every CNM reloads the byte counter to a
+ *   full BC (eq. 28 counts the increases from the latest cut: the j-th
+ *   comes after j whole periods without feedback); every expiry of the
+ *   byte counter adds R_AI, CR <- min(max rate, CR + R_AI) (eq. 27), and
+ *   releases the limiter when CR reaches max rate.  The period is always
+ *   BC ("the duration of sending 150 KB data"): never halved, jittered
+ *   only if params.jitter.  TR follows CR (TR = CR after every step), and
+ *   the byte stage counts the increases since the latest CNM.  The
+ *   paper's model ignores the timer (its assumption 3: at 1 Gb/s the byte
+ *   counter's 1.2 ms beats the timer's 15 ms) and so does this mode:
+ *   qcn_rp_timer() never expires, and a limiter whose flow stops sending
+ *   stays at its rate until the glue ages it out.
  * - N-AIMD and AP-N-AIMD (modes 2, 3; include/qcn/qcn_ap.h, eq. 14 of
  *   the averaging-principle paper): no counters and no timer.  A signed
  *   feedback (qcn_rp_feedback(), Fb from the CNM by qcn_cnm_fb()) applies
@@ -69,7 +84,8 @@
  * - State (qcn_rp_state): the phase whose rule the last expiry applied,
  *   from the current stage counts: FR if max(stages) <= threshold, HAI if
  *   m > HAI threshold, AI otherwise; RELEASED when not active; FR for an
- *   active N-AIMD limiter (it has no stages).
+ *   active N-AIMD limiter (it has no stages), AI for an active QCN-AIMD
+ *   one (it has no fast recovery).
  */
 #ifndef _QCN_RP_H
 #define _QCN_RP_H
@@ -83,6 +99,7 @@ enum qcn_rp_mode {
 	QCN_RP_MODE_QCNT = 1,
 	QCN_RP_MODE_NAIMD = 2,
 	QCN_RP_MODE_AP_NAIMD = 3,
+	QCN_RP_MODE_AIMD = 4,
 };
 
 /* same values as enum tc_qcn_rp_state */
@@ -167,6 +184,15 @@ static inline bool qcn_rp_signed(const struct qcn_rp_params *p)
 }
 
 /*
+ * QCN and QCN-T: the limiter has a timer (qcn_rp_timer() may expire);
+ * QCN-AIMD and the N-AIMD modes have none.
+ */
+static inline bool qcn_rp_has_timer(const struct qcn_rp_params *p)
+{
+	return p->mode == QCN_RP_MODE_QCN || p->mode == QCN_RP_MODE_QCNT;
+}
+
+/*
  * Sanity of a parameter set (for the glue's netlink validation):
  * 0 < min_rate <= max_rate <= 10 Tb/s, byte_reset >= 1, T >= 1 us,
  * gd_shift <= 31, min_dec_pct <= 100, known mode, t >= 1 us in QCN-T;
@@ -181,7 +207,7 @@ static inline bool qcn_rp_params_valid(const struct qcn_rp_params *p)
 	       p->max_rate <= 10000000000000ULL && p->byte_reset >= 1 &&
 	       p->time_reset_ns >= QCN_RP_MIN_PERIOD_NS &&
 	       p->gd_shift <= QCN_RP_MAX_GD_SHIFT && p->min_dec_pct <= 100 &&
-	       p->mode <= QCN_RP_MODE_AP_NAIMD &&
+	       p->mode <= QCN_RP_MODE_AIMD &&
 	       (p->mode != QCN_RP_MODE_QCNT ||
 		p->qcnt_period_ns >= QCN_RP_MIN_PERIOD_NS) &&
 	       (!qcn_rp_signed(p) ||
@@ -227,13 +253,16 @@ static inline u64 qcn_rp__timer_cycle(const struct qcn_rp *rp,
 	return len < QCN_RP_MIN_PERIOD_NS ? QCN_RP_MIN_PERIOD_NS : len;
 }
 
-/* Length of the next byte-counter cycle for the current byte stage count. */
+/*
+ * Length of the next byte-counter cycle for the current byte stage count;
+ * QCN-AIMD's is BC in every cycle (eq. 28's period of 150 KB).
+ */
 static inline s64 qcn_rp__bc_cycle(const struct qcn_rp *rp,
 				   const struct qcn_rp_params *p, u32 rnd)
 {
 	u64 len = p->byte_reset;
 
-	if (rp->bc_stage > p->threshold)
+	if (rp->bc_stage > p->threshold && p->mode != QCN_RP_MODE_AIMD)
 		len >>= 1;
 	if (p->jitter)
 		len = qcn_jitter_u64(len, rnd);
@@ -282,7 +311,8 @@ static inline u64 qcn_rp_decreased_rate(u64 cr, const struct qcn_rp_params *p, u
  * CNM with quantized feedback qfb (0..63, larger values are clamped) at
  * time now: eqs. (2), (3).  Creates (activates) the limiter at max rate if
  * it was inactive.  rnd jitters the byte counter reload; qcn_rnd_mix(rnd)
- * jitters the timer.
+ * jitters the timer.  QCN-AIMD: eq. (3) with TR <- CR after it, and the
+ * byte counter reloads on every CNM (see the rules at the top).
  */
 static inline void qcn_rp_cnm(struct qcn_rp *rp, const struct qcn_rp_params *p,
 			      u8 qfb, u64 now_ns, u32 rnd)
@@ -298,10 +328,13 @@ static inline void qcn_rp_cnm(struct qcn_rp *rp, const struct qcn_rp_params *p,
 	}
 	stage_nonzero = p->mode == QCN_RP_MODE_QCNT ? rp->timer_stage != 0 :
 						       rp->bc_stage != 0;
-	reload = rp->cr >= p->max_rate || stage_nonzero;
+	reload = rp->cr >= p->max_rate || stage_nonzero ||
+		 p->mode == QCN_RP_MODE_AIMD;
 	if (reload)
 		rp->tr = rp->cr;				/* eq. (2) */
 	rp->cr = qcn_rp_decreased_rate(rp->cr, p, qfb);		/* eq. (3) */
+	if (p->mode == QCN_RP_MODE_AIMD)
+		rp->tr = rp->cr;		/* no target rate */
 	rp->bc_stage = 0;
 	rp->timer_stage = 0;
 	if (reload)		/* a full cycle: the stage count is 0 now */
@@ -347,6 +380,23 @@ static inline enum qcn_rp_event qcn_rp__expire(struct qcn_rp *rp,
 	if (rp->cr >= p->max_rate ||
 	    (rp->tr >= p->max_rate && p->max_rate - rp->cr <= 1)) {
 		rp->cr = p->max_rate;
+		rp->active = false;
+		return QCN_RP_EV_RELEASE;
+	}
+	return QCN_RP_EV_INCREASE;
+}
+
+/*
+ * QCN-AIMD: one byte-counter expiry, eq. (27): CR <- CR + R_AI (saturating,
+ * at most max rate), no averaging with a target rate; TR follows CR.  The
+ * limiter is released when CR reaches max rate.
+ */
+static inline enum qcn_rp_event qcn_rp__aimd_expire(struct qcn_rp *rp,
+						    const struct qcn_rp_params *p)
+{
+	rp->cr = qcn_min_u64(qcn_sat_add_u64(rp->cr, p->ai_rate), p->max_rate);
+	rp->tr = rp->cr;
+	if (rp->cr >= p->max_rate) {
 		rp->active = false;
 		return QCN_RP_EV_RELEASE;
 	}
@@ -439,6 +489,7 @@ static inline enum qcn_rp_event qcn_rp__naimd_tx(struct qcn_rp *rp,
  * call again with bytes = 0 until QCN_RP_EV_NONE).  No-op in QCN-T and on
  * an inactive limiter.  AP-N-AIMD: a call with bytes > 0 is one packet
  * (qcn_naimd_tx()), QCN_RP_EV_INCREASE or _RELEASE when it averaged.
+ * QCN-AIMD: an expiry is eq. (27)'s increase (qcn_rp__aimd_expire()).
  */
 static inline enum qcn_rp_event qcn_rp_tx(struct qcn_rp *rp, const struct qcn_rp_params *p,
 					  u32 bytes, u32 rnd)
@@ -453,18 +504,21 @@ static inline enum qcn_rp_event qcn_rp_tx(struct qcn_rp *rp, const struct qcn_rp
 	if (rp->bc_stage < QCN_U32_MAX)
 		rp->bc_stage++;
 	rp->bc_left += qcn_rp__bc_cycle(rp, p, rnd);
+	if (p->mode == QCN_RP_MODE_AIMD)
+		return qcn_rp__aimd_expire(rp, p);
 	return qcn_rp__expire(rp, p, rp->bc_stage);
 }
 
 /*
  * Timer: processes one expiry if now >= rp->timer_expiry_ns and returns its
  * event (call in a loop to catch up); QCN_RP_EV_NONE otherwise.  The next
- * expiry is scheduled from the previous expiry time, not from now.
+ * expiry is scheduled from the previous expiry time, not from now.  Never
+ * expires without a timer (QCN-AIMD, N-AIMD: qcn_rp_has_timer()).
  */
 static inline enum qcn_rp_event qcn_rp_timer(struct qcn_rp *rp, const struct qcn_rp_params *p,
 					     u64 now_ns, u32 rnd)
 {
-	if (!rp->active || qcn_rp_signed(p) || now_ns < rp->timer_expiry_ns)
+	if (!rp->active || !qcn_rp_has_timer(p) || now_ns < rp->timer_expiry_ns)
 		return QCN_RP_EV_NONE;
 	if (rp->timer_stage < QCN_U32_MAX)
 		rp->timer_stage++;
@@ -479,6 +533,8 @@ static inline enum qcn_rp_state qcn_rp_state(const struct qcn_rp *rp,
 
 	if (!rp->active)
 		return QCN_RP_RELEASED;
+	if (p->mode == QCN_RP_MODE_AIMD)
+		return QCN_RP_AI;
 	if (p->mode == QCN_RP_MODE_QCNT) {
 		lo = rp->timer_stage;
 		hi = rp->timer_stage;

@@ -2,7 +2,7 @@
 /*
  * Unit tests for include/qcn/qcn_rp.h: every RP transition of qcn-facts.md
  * (decrease, FR, AI, HAI, target rate reduction, release, cycle lengths,
- * jitter) and QCN-T, at 1 Mb/s .. 400 Gb/s.  Numbers are derived in the
+ * jitter), QCN-T and QCN-AIMD, at 1 Mb/s .. 400 Gb/s.  Numbers are derived in the
  * comments; G = 10^9.
  */
 #include "qcn/qcn_rp.h"
@@ -41,7 +41,7 @@ static void test_defaults(void)
 	p.mode = QCN_RP_MODE_QCNT;
 	p.qcnt_period_ns = 0;
 	CHECK(!qcn_rp_params_valid(&p), "rp: QCN-T period 0 invalid");
-	p.mode = 4;
+	p.mode = 5;
 	CHECK(!qcn_rp_params_valid(&p), "rp: unknown mode invalid");
 
 	nojitter(&p, 10 * G);
@@ -536,8 +536,125 @@ static void test_naimd(void)
 	      "ap-n-aimd: released once the step leaves CR at line rate");
 	p.ap_pkts = 0;
 	CHECK(!qcn_rp_params_valid(&p), "ap-n-aimd: ap_pkts 0 invalid");
-	p.ap_pkts = 50; p.mode = 4;
-	CHECK(!qcn_rp_params_valid(&p), "mode 4 invalid");
+	p.ap_pkts = 50; p.mode = 5;
+	CHECK(!qcn_rp_params_valid(&p), "mode 5 invalid");
+}
+
+/*
+ * QCN-AIMD (convergence paper, eqs. 27-28) at 1 Gb/s with R_AI 5 Mb/s:
+ * the qcn mode's cut, then + R_AI per BC bytes, no FR, no timer, release
+ * at the line rate.
+ */
+static void test_aimd(void)
+{
+	struct qcn_rp_params p;
+	struct qcn_rp rp;
+	enum qcn_rp_event ev;
+	uint64_t cr;
+	int k, bad_cr = 0, bad_bc = 0, bad_ev = 0;
+
+	nojitter(&p, 1 * G);
+	p.mode = QCN_RP_MODE_AIMD;
+	CHECK(qcn_rp_params_valid(&p), "qcn-aimd: defaults valid (mode 4)");
+	CHECK(!qcn_rp_has_timer(&p) && !qcn_rp_signed(&p), "qcn-aimd: no timer, unsigned feedback");
+	p.mode = QCN_RP_MODE_QCNT;
+	CHECK(qcn_rp_has_timer(&p), "qcn-t has a timer");
+	p.mode = QCN_RP_MODE_NAIMD;
+	CHECK(!qcn_rp_has_timer(&p), "n-aimd has no timer");
+	p.mode = QCN_RP_MODE_AIMD;
+
+	qcn_rp_init(&rp, &p);
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	/* 1G - floor(1G * 63 / 128) = 1G - 492187500 */
+	CHECK(rp.active && rp.cr == 507812500ULL, "qcn-aimd: CNM qFb 63 cuts as qcn mode (eq. 3)");
+	CHECK_U64(rp.tr, 507812500ULL, "qcn-aimd: no target rate, TR follows CR");
+	CHECK(rp.bc_left == 150000 && rp.bc_stage == 0, "qcn-aimd: CNM loads the byte counter with BC");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_AI, "qcn-aimd: state AI at once (no FR)");
+	CHECK(qcn_rp_timer(&rp, &p, ~0ULL, 0) == QCN_RP_EV_NONE && rp.cr == 507812500ULL &&
+	      rp.timer_stage == 0, "qcn-aimd: the timer never expires");
+
+	CHECK_U64(qcn_rp_tx(&rp, &p, 149999, 0), QCN_RP_EV_NONE, "qcn-aimd: 149999 bytes, no increase");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 1, 0), QCN_RP_EV_INCREASE, "qcn-aimd: BC bytes, one increase");
+	/* qcn mode's FR step would give (507812500 + 1G) / 2 = 753906250 */
+	CHECK_U64(rp.cr, 512812500ULL, "qcn-aimd: CR + R_AI (eq. 27), no averaging");
+	CHECK(rp.tr == rp.cr && rp.bc_stage == 1 && rp.bc_left == 150000,
+	      "qcn-aimd: TR = CR, stage 1, full BC again");
+	for (k = 2; k <= 12; k++) {
+		if (qcn_rp_tx(&rp, &p, 150000, 0) != QCN_RP_EV_INCREASE)
+			bad_ev++;
+		if (rp.cr != 507812500ULL + (uint64_t)k * 5 * M || rp.tr != rp.cr)
+			bad_cr++;
+		if (rp.bc_left != 150000 || rp.bc_stage != (uint32_t)k)
+			bad_bc++;
+	}
+	CHECK(!bad_ev && !bad_cr, "qcn-aimd: periods 2-12 add exactly R_AI each");
+	CHECK_U64(bad_bc, 0, "qcn-aimd: the period stays BC past the threshold (never halved)");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_AI, "qcn-aimd: state AI past the threshold (no HAI)");
+
+	/* an overshoot of two periods: two increases, the second by bytes = 0 */
+	CHECK_U64(qcn_rp_tx(&rp, &p, 300000, 0), QCN_RP_EV_INCREASE, "qcn-aimd: 2 BC at once, first increase");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 0, 0), QCN_RP_EV_INCREASE, "qcn-aimd: the carried BC, second increase");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 0, 0), QCN_RP_EV_NONE, "qcn-aimd: then nothing left");
+	CHECK_U64(rp.cr, 577812500ULL, "qcn-aimd: 14 increases, 507812500 + 14 x 5M");
+
+	/* a CNM in mid-period: qcn's cut, and a full BC from now */
+	qcn_rp_tx(&rp, &p, 100000, 0);
+	qcn_rp_cnm(&rp, &p, 32, 0, 0);
+	/* 577812500 - floor(577812500 * 32 / 128) = 577812500 - 144453125 */
+	CHECK_U64(rp.cr, 433359375ULL, "qcn-aimd: second CNM qFb 32 cuts CR x 0.75");
+	CHECK(rp.tr == rp.cr && rp.bc_stage == 0 && rp.bc_left == 150000,
+	      "qcn-aimd: every CNM restarts the period (the 50000 bytes left are dropped)");
+
+	/* (1G - 433359375) / 5M = 113.33: the 114th increase reaches 1G */
+	cr = rp.cr;
+	for (k = 1; k <= 113; k++) {
+		ev = qcn_rp_tx(&rp, &p, 150000, 0);
+		cr += 5 * M;
+		if (ev != QCN_RP_EV_INCREASE)
+			bad_ev++;
+		if (rp.cr != cr || !rp.active)
+			bad_cr++;
+	}
+	CHECK(!bad_ev && !bad_cr, "qcn-aimd: 113 increases of R_AI up to 998359375");
+	CHECK_U64(rp.cr, 998359375ULL, "qcn-aimd: CR 1640625 short of the line rate");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 150000, 0), QCN_RP_EV_RELEASE, "qcn-aimd: the 114th reaches 1G: release");
+	CHECK(!rp.active && rp.cr == 1 * G && rp.tr == 1 * G, "qcn-aimd: released at max rate, CR capped");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_RELEASED, "qcn-aimd: state released");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 1000000, 0), QCN_RP_EV_NONE, "qcn-aimd: released, tx ignored");
+
+	/* qFb 0: no cut, the period restarts */
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	qcn_rp_tx(&rp, &p, 100000, 0);
+	qcn_rp_cnm(&rp, &p, 0, 0, 0);
+	CHECK(rp.cr == 507812500ULL && rp.bc_left == 150000, "qcn-aimd: qFb 0 keeps CR, reloads BC");
+
+	/* R_AI saturating at 400 Gb/s: capped, released */
+	nojitter(&p, 400 * G);
+	p.mode = QCN_RP_MODE_AIMD;
+	p.ai_rate = ~0ULL;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	CHECK(qcn_rp_tx(&rp, &p, 150000, 0) == QCN_RP_EV_RELEASE && rp.cr == 400 * G,
+	      "qcn-aimd: R_AI 2^64-1 saturates, capped at 400G, released");
+
+	/* R_AI 0: increases that change nothing, never released */
+	nojitter(&p, 1 * G);
+	p.mode = QCN_RP_MODE_AIMD;
+	p.ai_rate = 0;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_cnm(&rp, &p, 63, 0, 0);
+	for (k = 0, bad_ev = 0; k < 100; k++)
+		bad_ev += qcn_rp_tx(&rp, &p, 150000, 0) != QCN_RP_EV_INCREASE;
+	CHECK(!bad_ev && rp.active && rp.cr == 507812500ULL, "qcn-aimd: R_AI 0 keeps CR, never released");
+
+	/* jitter: reloads in [0.85, 1.15] BC at any stage */
+	p.jitter = true;
+	p.ai_rate = 5 * M;
+	qcn_rp_cnm(&rp, &p, 1, 0, 0);
+	CHECK_S64(rp.bc_left, 127500, "qcn-aimd: jitter rnd 0 reloads 0.85 BC");
+	rp.bc_stage = 10;
+	qcn_rp_tx(&rp, &p, 127500, HALF);
+	CHECK_S64(rp.bc_left, 150000, "qcn-aimd: jitter rnd 1/2 at stage 11 reloads BC, not BC/2");
 }
 
 int main(void)
@@ -553,5 +670,6 @@ int main(void)
 	test_carry_and_jitter();
 	test_qcnt();
 	test_naimd();
+	test_aimd();
 	return ktap_finish();
 }

@@ -194,6 +194,7 @@ enum tc_qcn_rp_mode {
 	TC_QCN_RP_MODE_QCNT,		/* QCN-T: one timer of period t */
 	TC_QCN_RP_MODE_NAIMD,		/* N-AIMD, eq. 14: signed Fb from the CNM */
 	TC_QCN_RP_MODE_AP_NAIMD,	/* N-AIMD + the Averaging Principle */
+	TC_QCN_RP_MODE_AIMD,		/* QCN-AIMD, eq. 27: + R_AI per byte cycle */
 	__TC_QCN_RP_MODE_MAX,
 };
 #define TC_QCN_RP_MODE_MAX (__TC_QCN_RP_MODE_MAX - 1)
