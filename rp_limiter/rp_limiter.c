@@ -26,13 +26,17 @@
  *   A limiter whose flow has sent nothing for RP_FLOW_AGE is released
  *   too (aged), as sch_fq forgets idle flows: no CNM can reach it any
  *   more, and without aging a flow that stops while throttled would hold
- *   its limiter forever in the N-AIMD modes (no timer) or where R_AI is 0.
+ *   its limiter forever in the modes without a timer (N-AIMD, QCN-AIMD)
+ *   or where R_AI is 0.
  * - `mode n-aimd|ap-n-aimd`: the Averaging Principle case study
  *   (include/qcn/qcn_ap.h, eq. 14) against a CP with `feedback signed`:
  *   the signed Fb is rebuilt from the CNM's cnmQOffset/cnmQDelta with
  *   the CPs' w; Fb < 0 installs a limiter, Fb >= 0 raises an installed
  *   one; AP-N-AIMD averages CR with TR ap_packets frames after a
  *   feedback.  No counters, no timer.
+ * - `mode qcn-aimd`: QCN-AIMD of the convergence paper (eq. 27): QCN's
+ *   cut on a CNM, then CR + R_AI every byte-reset bytes sent, no fast
+ *   recovery and no timer (include/qcn/qcn_rp.h).
  * - Unlimited flows go through a FIFO, undelayed.  Limited flows have
  *   their own queue, ordered by next departure time in an rbtree (as in
  *   sch_fq), paced exactly at CR; a qdisc_watchdog wakes the device; the
@@ -569,8 +573,11 @@ static void rp_limiter_plan(struct rp_sched *q, struct rp_limiter *lim)
 	u64 at = rp.timer_expiry_ns;
 	int i;
 
-	/* N-AIMD limiters have no timer: only feedback and packets move them */
-	if (qcn_rp_signed(&q->p)) {
+	/*
+	 * N-AIMD and QCN-AIMD limiters have no timer: only CNMs and the
+	 * packets they send move them
+	 */
+	if (!qcn_rp_has_timer(&q->p)) {
 		at = aged;
 	} else {
 		for (i = 0; i < RP_WAKE_EXPIRIES && rp.active; i++) {
@@ -1374,6 +1381,12 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!qcn_rp_signed(&p) && !p.ai_rate && !p.hai_rate) {
 		NL_SET_ERR_MSG(extack,
 			       "qcn_rp: ai-rate and hai-rate both 0: a limiter could never be released");
+		return -EINVAL;
+	}
+	/* QCN-AIMD increases by R_AI alone (eq. 27): R_HAI does not help */
+	if (p.mode == QCN_RP_MODE_AIMD && !p.ai_rate) {
+		NL_SET_ERR_MSG(extack,
+			       "qcn_rp: mode qcn-aimd with ai-rate 0: a limiter could never be released");
 		return -EINVAL;
 	}
 

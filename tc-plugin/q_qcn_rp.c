@@ -17,7 +17,8 @@ static void explain(void)
 		"                  [ gd N ] [ min-dec PERCENT ]\n"
 		"                  [ ai-rate RATE ] [ hai-rate RATE ]\n"
 		"                  [ byte-reset BYTES ] [ time-reset TIME ] [ threshold N ]\n"
-		"                  [ mode qcn|qcn-t|n-aimd|ap-n-aimd ] [ qcnt-period TIME ]\n"
+		"                  [ mode qcn|qcn-t|n-aimd|ap-n-aimd|qcn-aimd ]\n"
+		"                  [ qcnt-period TIME ]\n"
 		"                  [ jitter on|off ] [ limiters N ] [ flow l4|l3|dst-mac ]\n"
 		"                  [ limit BYTES ] [ flow_limit PACKETS ]\n"
 		"                  [ memory_limit BYTES ]\n"
@@ -30,6 +31,7 @@ static const char * const rp_mode_names[] = {
 	[TC_QCN_RP_MODE_QCNT]		= "qcn-t",
 	[TC_QCN_RP_MODE_NAIMD]		= "n-aimd",
 	[TC_QCN_RP_MODE_AP_NAIMD]	= "ap-n-aimd",
+	[TC_QCN_RP_MODE_AIMD]		= "qcn-aimd",
 };
 
 static const char * const rp_flow_names[] = {
