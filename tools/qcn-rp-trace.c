@@ -22,8 +22,9 @@
 static const char usage_text[] =
 "Usage: qcn-rp-trace [OPTIONS] < SCRIPT\n"
 "\n"
-"Runs the QCN reaction point (802.1Qau RP state machine, or QCN-T) over an\n"
-"event script and prints the rate limiter after every event that touches it.\n"
+"Runs the QCN reaction point (802.1Qau RP state machine, QCN-T or QCN-AIMD)\n"
+"over an event script and prints the rate limiter after every event that\n"
+"touches it.\n"
 "\n"
 "Input (stdin), one event per line, times never decreasing:\n"
 "  t_us=<u64> cnm qfb=<0..63>     a CNM with quantized feedback qfb\n"
@@ -54,6 +55,8 @@ static const char usage_text[] =
 "  - A byte-counter expiry prints the t_us of the tx line; bytes beyond the\n"
 "    end of a cycle carry into the next, so one tx line can expire several\n"
 "    cycles (one output line each).  QCN-T has no byte counter.\n"
+"  - QCN-AIMD has no timer: every byte-counter expiry adds R_AI to CR\n"
+"    (eq. 27 of the convergence paper), TR follows CR, state is ai.\n"
 "  - When CR reaches the max rate the limiter is released: one line with\n"
 "    state=released, then nothing until the next CNM creates it again.\n"
 "  - With --no-jitter the output is a deterministic function of the input;\n"
@@ -71,7 +74,9 @@ static const char usage_text[] =
 "  --min-rate RATE      floor of CR [rpg_min_rate] (default 5mbit)\n"
 "  --min-dec PCT        minimum decrease factor in %, 0..100 [rpg_min_dec_fac]\n"
 "                       (default 50)\n"
-"  --mode qcn|qcn-t     802.1Qau byte counter + timer (default) or QCN-T\n"
+"  --mode MODE          qcn: 802.1Qau byte counter + timer (default); qcn-t:\n"
+"                       QCN-T (timer only); qcn-aimd: QCN-AIMD (QCN's cut,\n"
+"                       + R_AI every byte-reset bytes, no FR, no timer)\n"
 "  --qcnt-period TIME   QCN-T timer period t, 1us..10s (default 2.4ms); QCN-T's\n"
 "                       HAI threshold is time-reset * threshold / t cycles\n"
 "                       (15ms * 5 / 2.4ms = 31 with the defaults)\n"
@@ -260,8 +265,11 @@ int main(int argc, char **argv)
 				p.mode = QCN_RP_MODE_QCN;
 			else if (!strcmp(optarg, "qcn-t"))
 				p.mode = QCN_RP_MODE_QCNT;
+			else if (!strcmp(optarg, "qcn-aimd"))
+				p.mode = QCN_RP_MODE_AIMD;
 			else
-				die_usage("--mode: expected qcn or qcn-t, got '%s'", optarg);
+				die_usage("--mode: expected qcn, qcn-t or qcn-aimd, got '%s'",
+					  optarg);
 			break;
 		case O_QCNT:
 			p.qcnt_period_ns = opt_unit(tcu_get_time, name, optarg, 1000,

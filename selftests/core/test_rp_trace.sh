@@ -238,6 +238,35 @@ t_us=600 tx bytes=1
 EOF2
 
 # ---------------------------------------------------------------------------
+# (3b) QCN-AIMD at 1 Gb/s, R_AI 5 Mb/s: CNM 63 cuts to 1G - 492187500; each
+# BC = 150000 bytes adds 5M (300000 bytes: two increases); the CNM qfb=32 at
+# 300 cuts 517812500 by 129453125 and restarts the byte counter (the 50000
+# bytes counted before it are dropped); no timer expiry in a second.
+# ---------------------------------------------------------------------------
+cat > "$TMP/want" <<'EOF2'
+t_us=0 cr_bps=507812500 tr_bps=507812500 bc_stage=0 timer_stage=0 state=ai
+t_us=100 cr_bps=512812500 tr_bps=512812500 bc_stage=1 timer_stage=0 state=ai
+t_us=100 cr_bps=517812500 tr_bps=517812500 bc_stage=2 timer_stage=0 state=ai
+t_us=300 cr_bps=388359375 tr_bps=388359375 bc_stage=0 timer_stage=0 state=ai
+t_us=1000000 cr_bps=393359375 tr_bps=393359375 bc_stage=1 timer_stage=0 state=ai
+EOF2
+expect_out "qcn-aimd: QCN's cut, + R_AI per BC, no FR, no timer (eq. 27)" --no-jitter \
+	--mode qcn-aimd --maxrate 1gbit <<'EOF2'
+t_us=0 cnm qfb=63
+t_us=100 tx bytes=300000
+t_us=200 tx bytes=100000
+t_us=300 cnm qfb=32
+t_us=400 tx bytes=149999
+t_us=1000000 tx bytes=1
+EOF2
+# 1G - 507812500 = 492187500 = 98.4 x 5M: the 99th increase releases at 1G
+printf 't_us=0 cnm qfb=63\nt_us=100 tx bytes=15000000\n' |
+	"$TRACE" --no-jitter --mode qcn-aimd --maxrate 1gbit > "$TMP/aimd"
+check "qcn-aimd: 98 increases, then released at the line rate" \
+	test "$(wc -l < "$TMP/aimd")" -eq 100 -a \
+	"$(tail -1 "$TMP/aimd")" = "t_us=100 cr_bps=1000000000 tr_bps=1000000000 bc_stage=99 timer_stage=0 state=released"
+
+# ---------------------------------------------------------------------------
 # (4) bad input: exit 2 and a message naming the line
 # ---------------------------------------------------------------------------
 bad_input()
