@@ -3,7 +3,8 @@
  * qcn-sim: a packet-level discrete-event simulation of N QCN sources
  * sharing one congestion point, built on the same cores the modules run:
  * the CP (include/qcn/qcn_cp.h: eq. 1, quantization, sampling interval),
- * AF-QCN (qcn_af.h: eqs. 4-8), the RP (qcn_rp.h: eqs. 2-8, QCN-T) and
+ * AF-QCN (qcn_af.h: eqs. 4-8), the RP (qcn_rp.h: eqs. 2-8, QCN-T,
+ * QCN-AIMD) and
  * N-AIMD / AP-N-AIMD (qcn_ap.h: eq. 14 and the Averaging Principle).
  * Only the wiring is here: sources, ports (FIFO or DRR), paths of one or
  * more ports, culprit selection (qcn_culprit.h), delays, event order.
@@ -123,11 +124,18 @@ static const char usage_text[] =
 "      --min-rate RATE    floor of CR (default 5mbit, at most maxrate)\n"
 "      --min-dec PCT      largest cut per CNM, 0..100 (default 50)\n"
 "      --mode MODE        qcn: byte counter + timer; qcn-t: QCN-T (timer\n"
-"                         only); n-aimd, ap-n-aimd: the Averaging Principle\n"
+"                         only); qcn-aimd: QCN-AIMD (QCN's cut, + R_AI every\n"
+"                         byte-reset bytes, no FR, no timer; the convergence\n"
+"                         paper's eq. 27); n-aimd, ap-n-aimd: the Averaging Principle\n"
 "                         paper's N-AIMD without / with the AP (the CP samples\n"
 "                         1 arrival in --sample-period and sends Fb of either\n"
 "                         sign; the QCN RP options do not apply)\n"
 "      --qcnt-period TIME QCN-T timer period (default 2.4ms)\n"
+"      --init-rates R1,R2,..\n"
+"                         each source's RP starts limited at its rate, one\n"
+"                         per flow (as after a cut to R: TR = CR = R, stage\n"
+"                         counts 0; R >= --maxrate: unlimited, as without\n"
+"                         the option)\n"
 "      --jitter on|off    +-15 % jitter on counter reloads (default on);\n"
 "      --no-jitter        the same as --jitter off\n"
 "N-AIMD (--mode n-aimd|ap-n-aimd; the paper's BCN baseline values):\n"
@@ -832,7 +840,7 @@ enum {
 	O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
 	O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
 	O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
-	O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW
+	O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW, O_INIT
 };
 
 static const struct option opts[] = {
@@ -864,6 +872,7 @@ static const struct option opts[] = {
 	{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
 	{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
 	{ "af-fb", 1, NULL, O_AFFB }, { "slow-start", 1, NULL, O_SLOW },
+	{ "init-rates", 1, NULL, O_INIT },
 	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 };
 
@@ -890,6 +899,8 @@ struct config {
 	int nweights, ncaps;
 	/* reaction points; N-AIMD */
 	bool min_rate_set, naimd, ap;
+	u64 init_rates[MAX_FLOWS];	/* --init-rates */
+	int ninit;
 	u64 fb_unit, ap_pkts, period;
 	/* finite flows */
 	u64 arr_load, max_flows;
@@ -1032,6 +1043,8 @@ static bool parse_rp_option(struct config *cfg, int opt, char *arg)
 			rpp->mode = QCN_RP_MODE_QCN;
 		else if (!strcmp(arg, "qcn-t"))
 			rpp->mode = QCN_RP_MODE_QCNT;
+		else if (!strcmp(arg, "qcn-aimd"))
+			rpp->mode = QCN_RP_MODE_AIMD;
 		else if (!strcmp(arg, "n-aimd"))
 			cfg->naimd = true, cfg->ap = false;
 		else if (!strcmp(arg, "ap-n-aimd"))
@@ -1040,6 +1053,7 @@ static bool parse_rp_option(struct config *cfg, int opt, char *arg)
 			die(opt_name, arg);
 		break;
 	case O_QCNT: rpp->qcnt_period_ns = unit(tcu_get_time, opt_name, arg, 1000, ALL); break;
+	case O_INIT: cfg->ninit = parse_list(arg, cfg->init_rates, MAX_FLOWS, parse_rate); break;
 	case O_JIT:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
 			die(opt_name, arg);
@@ -1201,6 +1215,7 @@ static void finish_options(struct config *cfg)
 	    !qcn_af_params_valid(&cfg->afp) ||
 	    (cfg->nweights && cfg->nweights != nflows) || (cfg->ncaps && cfg->ncaps != nflows) ||
 	    (cfg->nstarts && cfg->nstarts != nflows) || !qcn_naimd_params_valid(nap) ||
+	    (cfg->ninit && cfg->ninit != nflows) ||
 	    (cfg->naimd && cfg->af_on)) {
 		fprintf(stderr, "qcn-sim: inconsistent parameters (see --help)\n");
 		exit(EXIT_USAGE);
@@ -1244,6 +1259,24 @@ static int setup_ports(const struct config *cfg)
 	return 0;
 }
 
+/*
+ * --init-rates: source i's RP limited at rate from time 0, as just after a
+ * CNM that cut it to rate: a qFb 0 CNM activates the limiter and starts
+ * its counters and timer without a cut, then TR = CR = rate (at least the
+ * min rate); N-AIMD's rate is set the same way.
+ */
+static void init_rate(const struct config *cfg, struct flow *f, u64 rate)
+{
+	if (rate >= cfg->rpp.max_rate)
+		return;
+	rate = qcn_max_u64(rate, cfg->rpp.min_rate);
+	qcn_rp_cnm(&f->rp, &cfg->rpp, 0, 0, rnd32());
+	f->rp.cr = rate;
+	f->rp.tr = rate;
+	f->na.cr = rate;
+	f->na.tr = rate;
+}
+
 /* every source's RP, and its first send (greedy) or burst (on-off) */
 static void setup_flows(const struct config *cfg, struct sim *s)
 {
@@ -1255,6 +1288,8 @@ static void setup_flows(const struct config *cfg, struct sim *s)
 
 		qcn_rp_init(&f->rp, &cfg->rpp);
 		qcn_naimd_init(&f->na, &cfg->nap);
+		if (cfg->ninit)
+			init_rate(cfg, f, cfg->init_rates[i]);
 		if (f->kind == SRC_GREEDY) {
 			f->busy = true;
 			heap_push(&s->h, cfg->starts[i], EV_SEND, (u8)i, 0);
@@ -1333,8 +1368,15 @@ static void print_header(const struct config *cfg, const struct sim *s)
 	       " ns jitter %s\n", rpp->max_rate, rpp->min_rate, rpp->ai_rate,
 	       rpp->hai_rate, rpp->byte_reset, rpp->time_reset_ns, rpp->threshold,
 	       rpp->gd_shift, rpp->min_dec_pct,
-	       rpp->mode == QCN_RP_MODE_QCNT ? "qcn-t" : "qcn", rpp->qcnt_period_ns,
+	       rpp->mode == QCN_RP_MODE_QCNT ? "qcn-t" :
+	       rpp->mode == QCN_RP_MODE_AIMD ? "qcn-aimd" : "qcn", rpp->qcnt_period_ns,
 	       rpp->jitter ? "on" : "off");
+	if (cfg->ninit) {
+		printf("# rp: init_rates");
+		for (i = 0; i < nflows; i++)
+			printf(" %" PRIu64, cfg->init_rates[i]);
+		printf(" (bit/s)\n");
+	}
 	if (cfg->naimd)
 		printf("# n-aimd: ap %s ap_pkts %u gi %" PRIu64 " ru %" PRIu64
 		       " gd %" PRIu64 " (gains /1e9) fb_unit %u sample_period %"

@@ -5,8 +5,9 @@
 # the modules run (seeded, deterministic, < 1 s each): QCN at the paper's
 # scale (full link, queue near Qeq, coarse fairness), AF-QCN's weights, cap
 # and 10 ms fairness (Kabbani et al., Figs. 8-9), the emulated testbed's
-# scale, several ports, DRR and the culprit selections, N-AIMD vs
-# AP-N-AIMD, non-greedy sources, usage errors.  Each check names its bound.
+# scale, QCN-AIMD from given rates, several ports, DRR and the culprit
+# selections, N-AIMD vs AP-N-AIMD, non-greedy sources, usage errors.  Each
+# check names its bound.
 
 SIM=${QCN_SIM:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-sim}
 source "$(dirname "$0")/ktap.sh"
@@ -91,17 +92,29 @@ out=$("$SIM" $EMU --time-reset 150ms)
 check "30 Mb/s, RP timer 150 ms: the weight-1 flow is over its share ($(share "$out" 4) % > 11.5 %)" \
 	awk -v v="$(share "$out" 4)" 'BEGIN { exit !(v > 11.5) }'
 
-# 11-14: QCN-T runs; tc's units; usage errors
+# 11-17: QCN-T and QCN-AIMD runs; usage errors; tc's units
 out=$("$SIM" --mode qcn-t --qcnt-period 2.4ms -t 2s)
 check "qcn-t at 10 Gb/s: link busy (total $(total "$out") >= 9500 mbps)" \
 	awk -v v="$(total "$out")" 'BEGIN { exit !(v >= 9500) }'
+# QCN-AIMD from (900, 100) Mbit/s at 1 Gb/s (the convergence paper's Fig.
+# 11 start, its R_AI 0.5 Mbit/s): the rates begin there, the link stays busy
+out=$("$SIM" -n 2 -l 1gbit -p 1500 --mode qcn-aimd --ai-rate 500kbit \
+	--init-rates 900mbit,100mbit -t 2s -i 50ms -f 0)
+first=$(echo "$out" | awk '!/^#/ { print $3, $4; exit }')
+check "qcn-aimd --init-rates: the header says mode qcn-aimd, init_rates 900000000 100000000" \
+	grep -q 'mode qcn-aimd .*init_rates 900000000 100000000' <<< "$(echo "$out" | grep '^# rp:' | tr '\n' ' ')"
+check "qcn-aimd --init-rates: the first 50 ms at ($first) within 2 % of (900, 100) Mbit/s" \
+	awk -v r="$first" 'BEGIN { split(r, a, " "); exit !(a[1] >= 882 && a[1] <= 918 && a[2] >= 98 && a[2] <= 102) }'
+check "qcn-aimd at 1 Gb/s: link busy (total $(total "$out") >= 950 mbps)" \
+	awk -v v="$(total "$out")" 'BEGIN { exit !(v >= 950) }'
 bad=0
-for args in "--alpha 1" "--weights 1,2" "-n 0" "--link 3furlongs" "--pkt 10" "--from 9s -t 2s" "extra"; do
+for args in "--alpha 1" "--weights 1,2" "-n 0" "--link 3furlongs" "--pkt 10" "--from 9s -t 2s" "extra" \
+	    "--init-rates 1mbit,2mbit" "--mode aimd"; do
 	# shellcheck disable=SC2086
 	"$SIM" $args > /dev/null 2>&1
 	[ $? -eq 2 ] || { bad=1; echo "# accepted: $args"; }
 done
-check "bad usage exits 2 (alpha 1, weight count, 0 flows, unit, frame size, window, argument)" test $bad -eq 0
+check "bad usage exits 2 (alpha 1, weight count, 0 flows, unit, frame size, window, argument, init-rates count, mode)" test $bad -eq 0
 # tc's spellings: 2kb is 2048 bytes, a bare time is in us, 0.5mbit = 500kbit
 short="-t 200ms -i 50ms -n 2 --af --seed 3"
 # shellcheck disable=SC2086
