@@ -5,7 +5,9 @@
  * variants, eqs. 26 and 28; tools/qcn_model.h) as a command: p[Fb>0],
  * E(dR), the two flows' rate evolution and the convergence time, as CSV
  * for the paper's Figs. 3-11.  The defaults are the paper's setting on
- * the standard's numbers (include/qcn/).
+ * the standard's numbers (include/qcn/).  Command `fluid`: the QCN fluid
+ * model of Alizadeh et al. (Section II-B, eqs. 9-13; tools/qcn_fluid.h)
+ * integrated in time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qcn_fluid.h"
 #include "qcn_model.h"
 #include "tc_units.h"
 
@@ -58,6 +61,14 @@ static const char usage_text[] =
 "                     37.5,75,150 KB, 10 sweep time-reset 15,10,2.4 ms\n"
 "                     (--mode timer), 11 sweep ai-rate 0.5,5 mbit (--mode\n"
 "                     aimd); the options set the rest\n"
+"  fluid              the QCN fluid model (Alizadeh et al., \"Data Center\n"
+"                     Transport Mechanisms\", Section II-B, eqs. 9-13): --flows\n"
+"                     sources from the line rate, the queue, Fb and the\n"
+"                     sampling probability p integrated in time (RK4, step\n"
+"                     --dt), every --step:\n"
+"                       t_s,q_bytes,p,fb_bytes,cr1_mbps,..,crN_mbps,\n"
+"                       tr1_mbps,..,trN_mbps\n"
+"                     (defaults there: -l 10gbit, -t 1s, -i 1ms)\n"
 "status: converged; timeout (epsilon below --epsilon until -t); no-root\n"
 "(no p[Fb>0] in (0, 1] gives sum E(dR_i) = 0: the increases outrun any\n"
 "rate of cuts).\n"
@@ -88,6 +99,22 @@ static const char usage_text[] =
 "      --eq EQ            E(dR) by full (eq. 6 with eqs. 7-8, 11, 16, 18-19),\n"
 "                         23, 24 or 25 (default 25, the paper's; --mode timer:\n"
 "                         25 is eq. 26)\n"
+"Fluid model (fluid; also -l, --gd, --ai-rate, --byte-reset, --interval,\n"
+"--threshold):\n"
+"  -n, --flows N          sources, 1..64 (default 10)\n"
+"      --rtt TIME         the feedback delay tau (default 100us)\n"
+"      --qeq BYTES        Qeq (default 26000)\n"
+"      --w W              weight of Qdelta, a power of two 2^-10..2^10\n"
+"                         (default 2)\n"
+"      --limit BYTES      buffer (default 150000)\n"
+"      --pkt BYTES        frame size P, 64..65535 (default 1500)\n"
+"      --dt TIME          integration step, at most --rtt unless --rtt is 0\n"
+"                         (default 1us)\n"
+"      --tr-reset RULE    paper: every message sets TR <- CR (eq. 9 as\n"
+"                         printed); cycle: only one after a byte counter\n"
+"                         cycle since the last cut, the standard's rule\n"
+"                         (eq. 9's first term times (1 - p)^(BC/P))\n"
+"                         (default paper)\n"
 "Evolution:\n"
 "  -t, --time TIME        run at most TIME (default 60s)\n"
 "  -i, --step TIME        evolve: a row every TIME, 0 every sampling period\n"
@@ -102,7 +129,8 @@ static const char usage_text[] =
 
 enum {
 	O_RATES = 256, O_R1, O_GD, O_FB, O_AIR, O_BR, O_TAI, O_INTERVAL,
-	O_THR, O_MODE, O_TR, O_EQ, O_EPS
+	O_THR, O_MODE, O_TR, O_EQ, O_EPS, O_RTT, O_QEQ, O_W, O_LIMIT, O_PKT, O_DT,
+	O_TRR
 };
 
 static const struct option opts[] = {
@@ -114,6 +142,10 @@ static const struct option opts[] = {
 	{ "mode", 1, NULL, O_MODE }, { "time-reset", 1, NULL, O_TR },
 	{ "eq", 1, NULL, O_EQ }, { "time", 1, NULL, 't' },
 	{ "step", 1, NULL, 'i' }, { "epsilon", 1, NULL, O_EPS },
+	{ "flows", 1, NULL, 'n' }, { "rtt", 1, NULL, O_RTT },
+	{ "qeq", 1, NULL, O_QEQ }, { "w", 1, NULL, O_W },
+	{ "limit", 1, NULL, O_LIMIT }, { "pkt", 1, NULL, O_PKT },
+	{ "dt", 1, NULL, O_DT }, { "tr-reset", 1, NULL, O_TRR },
 	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 };
 
@@ -123,8 +155,9 @@ struct config {
 	double rates[QM_MAX_FLOWS];
 	int nrates;
 	const char *rates_arg, *r1_arg;
-	bool ai_set, tai_set, tmax_set;
+	bool ai_set, tai_set, tmax_set, link_set, step_set;
 	double tmax, step, eps;
+	struct qf_params f;	/* fluid: the options of its own */
 };
 
 static const char *opt_name = "";
@@ -164,6 +197,17 @@ static double parse_real(const char *s, double min, double max)
 
 static double parse_rate(const char *s) { return (double)unit(tcu_get_rate, s, 1, ALL); }
 
+/* w = 2^e, e in [-10, 10]: returns e */
+static int parse_w(const char *s)
+{
+	double w = parse_real(s, 0, 1024);
+	int e;
+
+	if (frexp(w, &e) != 0.5 || e - 1 < QCN_CP_W_EXP_MIN)
+		die(opt_name, s);
+	return e - 1;
+}
+
 /* "A,B,.." into v[0..max) by conv, returns the count */
 static int parse_list(const char *s, double *v, int max, double (*conv)(const char *))
 {
@@ -189,6 +233,7 @@ static void parse_option(struct config *cfg, int opt, const char *arg)
 	switch (opt) {
 	case 'l':
 		m->c = parse_rate(arg);
+		cfg->link_set = true;
 		break;
 	case O_RATES:
 		cfg->rates_arg = arg;
@@ -250,6 +295,36 @@ static void parse_option(struct config *cfg, int opt, const char *arg)
 		break;
 	case 'i':
 		cfg->step = unit(tcu_get_time, arg, 0, ALL) * 1e-9;
+		cfg->step_set = true;
+		break;
+	case 'n':
+		cfg->f.n = (int)unit(tcu_get_u64, arg, 1, QF_MAX_FLOWS);
+		break;
+	case O_RTT:
+		cfg->f.tau = unit(tcu_get_time, arg, 0, ALL) * 1e-9;
+		break;
+	case O_QEQ:
+		cfg->f.qeq = (u32)unit(tcu_get_size, arg, 0, UINT32_MAX);
+		break;
+	case O_W:
+		cfg->f.w_exp = parse_w(arg);
+		break;
+	case O_LIMIT:
+		cfg->f.limit = (double)unit(tcu_get_size, arg, 1, UINT32_MAX);
+		break;
+	case O_PKT:
+		cfg->f.pkt = (double)unit(tcu_get_size, arg, 64, 65535);
+		break;
+	case O_DT:
+		cfg->f.h = unit(tcu_get_time, arg, 1, ALL) * 1e-9;
+		break;
+	case O_TRR:
+		if (!strcmp(arg, "paper"))
+			cfg->f.tr_cycle = false;
+		else if (!strcmp(arg, "cycle"))
+			cfg->f.tr_cycle = true;
+		else
+			die(opt_name, arg);
 		break;
 	case O_EPS:
 		cfg->eps = parse_real(arg, 0, 1);
@@ -480,6 +555,59 @@ static void cmd_ede(const struct config *cfg)
 	}
 }
 
+/*
+ * fluid: eqs. (9)-(13) from every source at the line rate, a row every
+ * --step.  The shared options (-l, --gd, --ai-rate, --byte-reset,
+ * --interval, --threshold) carry over from the convergence model's.
+ */
+static int cmd_fluid(struct config *cfg)
+{
+	struct qf_params *f = &cfg->f;
+	struct qf_sim s;
+	double next = 0, t, tmax = cfg->tmax_set ? cfg->tmax : 1;
+	double step = cfg->step_set ? cfg->step : 1e-3;
+	int i;
+
+	f->c = cfg->link_set ? cfg->m.c : 10e9;
+	f->line = f->c;
+	f->gd = cfg->m.gd;
+	f->r_ai = cfg->ai_set ? cfg->m.r_ai : qm_default_ai_rate(f->c);
+	f->bc = cfg->m.bc / 8;
+	f->interval = (u32)(cfg->m.s / 8);
+	f->threshold = cfg->m.threshold;
+	if (f->interval < QCN_CP_MIN_INTERVAL)
+		die("--interval (at least 10000 bytes in the fluid model)", "fluid");
+	if (f->tau > 0 && f->h > f->tau)
+		die("--dt (at most --rtt)", "fluid");
+	if (qf_init(&s, f, f->line)) {
+		fprintf(stderr, "qcn-model: out of memory for a %g s delay at a %g s step\n",
+			f->tau, f->h);
+		return 1;
+	}
+	printf("t_s,q_bytes,p,fb_bytes");
+	for (i = 0; i < f->n; i++)
+		printf(",cr%d_mbps", i + 1);
+	for (i = 0; i < f->n; i++)
+		printf(",tr%d_mbps", i + 1);
+	printf("\n");
+	for (;;) {
+		t = qf_time(&s);
+		if (t + f->h / 2 >= next) {
+			printf("%.6f,%.1f,%.6f,%.1f", t, QF_Q(f, s.x), QF_P(f, s.x),
+			       qf_fb_of(f, s.x));
+			for (i = 0; i < 2 * f->n; i++)
+				printf(",%.4f", s.x[(i + f->n) % (2 * f->n)] / 1e6);
+			printf("\n");
+			next += step;
+		}
+		if (t + f->h / 2 >= tmax)
+			break;
+		qf_step(&s);
+	}
+	qf_free(&s);
+	return 0;
+}
+
 /* fig N: the paper's figure N's setting, then its command */
 static int cmd_fig(struct config *cfg, const char *arg)
 {
@@ -531,7 +659,8 @@ int main(int argc, char **argv)
 	int opt, nargs;
 
 	qm_params_default(&cfg.m);
-	while ((opt = getopt_long(argc, argv, "l:t:i:h", opts, NULL)) != -1) {
+	qf_params_default(&cfg.f);
+	while ((opt = getopt_long(argc, argv, "l:t:i:n:h", opts, NULL)) != -1) {
 		static char name[32];
 		int li;
 
@@ -562,6 +691,8 @@ int main(int argc, char **argv)
 		return cmd_fig(&cfg, argv[optind]);
 	if (nargs)
 		die("argument", argv[optind]);
+	if (!strcmp(cmd, "fluid"))
+		return cmd_fluid(&cfg);
 	if (!strcmp(cmd, "pfb"))
 		cmd_pfb(&cfg);
 	else if (!strcmp(cmd, "convtime"))
