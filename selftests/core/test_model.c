@@ -7,9 +7,15 @@
  * equations give at the paper's parameters (computed term by term
  * outside this code); the limits (p -> 0, equal rates, swapped rates);
  * p[Fb>0] near the paper's 0.2 and unique; the paper's orderings of the
- * convergence time (Figs. 4-11).
+ * convergence time (Figs. 4-11).  And tools/qcn_fluid.h, the fluid model
+ * of Alizadeh et al. (Section II-B, eqs. 9-13): Phi is the standard's
+ * sampling table; eqs. (9)-(13) at hand-computed points; the limits (no
+ * feedback: TR grows by R_AI per byte counter cycle and CR follows it;
+ * an empty queue stays empty below C; Fb = 0 at sum CR = C, q = Qeq);
+ * the delay, the clamps, one RK4 step; 10 flows settle at C/10 near Qeq.
  */
 #include "ktap.h"
+#include "../../tools/qcn_fluid.h"
 #include "../../tools/qcn_model.h"
 
 /* |got - want| <= rel * |want| + abs */
@@ -444,6 +450,213 @@ static void test_orderings(void)
 	      c[0]);
 }
 
+/* the fluid model at the paper's baseline, n flows, tau 100 us, h 1 us */
+static struct qf_params fluid(int n)
+{
+	struct qf_params m;
+
+	qf_params_default(&m);
+	m.n = n;
+	return m;
+}
+
+/* a state of n flows at (tr, cr), queue q, probability p */
+static void fluid_state(const struct qf_params *m, double *x, double tr, double cr, double q,
+			double p)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++) {
+		QF_TR(m, x)[i] = tr;
+		QF_CR(m, x)[i] = cr;
+	}
+	QF_Q(m, x) = q;
+	QF_P(m, x) = p;
+}
+
+/*
+ * Phi (Fig. 2) is the standard's table: 1500 bytes per 150000, 75000, ..,
+ * 18500 bytes by qFb / 8, qFb = floor(Fb 64 / (2w + 1) Qeq) = floor(Fb /
+ * 2031.25) with Qeq 26000, w 2
+ */
+static void test_fluid_phi(void)
+{
+	static const double tab[8] = { 150000, 75000, 50000, 37500, 30000, 25000, 21500, 18500 };
+	struct qf_params m = fluid(1);
+	double fb, prev = 0, lo = 1, hi = 0;
+	int k, bad = 0, mono = 1;
+
+	CHECK(qf_phi(&m, 0) == 0.01 && qf_phi(&m, -50000) == 0.01,
+	      "Phi: 1 %% with no congestion (Fb <= 0)");
+	for (k = 0; k < 8; k++) {
+		/* the middle of qFb 8k..8k+7 */
+		fb = (8 * k + 4) * 2031.25;
+		bad += !near(qf_phi(&m, fb), 1500 / tab[k], 1e-12, 0);
+	}
+	CHECK(!bad, "Phi: P / the standard's interval in each of its 8 steps (%d off)", bad);
+	CHECK(qf_qfb(&m, 16250) == 8 && qf_qfb(&m, 16249) == 7 && qf_qfb(&m, 2031) == 0 &&
+	      qf_qfb(&m, 2032) == 1 && qf_qfb(&m, 1e9) == 63,
+	      "qFb: 1 from 2032 bytes, 8 from 16250, 63 at most (qcn_cp_quantize)");
+	check_near(qf_phi(&m, 1e9), 1500 / 18500.0, 1e-12, 0, "Phi at Fbmax: 8.1 %%");
+	for (fb = -1000; fb < 200000; fb += 100) {
+		double p = qf_phi(&m, fb);
+
+		mono &= p >= prev;
+		prev = p;
+		lo = fmin(lo, p);
+		hi = fmax(hi, p);
+	}
+	CHECK(mono && lo == 0.01 && near(hi, 1500 / 18500.0, 1e-12, 0),
+	      "Phi rises with Fb from 1 %% to 8.1 %%");
+	m.pkt = 1000;
+	check_near(qf_phi(&m, 0), 1000 / 150000.0, 1e-12, 0, "Phi: 1000-byte frames, 1/150");
+}
+
+/* eq. (12), and eq. (10)'s cycle rate */
+static void test_fluid_fb(void)
+{
+	struct qf_params m = fluid(2);
+
+	CHECK(qf_fb(&m, 26000, 10e9, 0.01) == 0, "eq. 12: Fb = 0 at q = Qeq, sum CR = C");
+	check_near(qf_fb(&m, 27000, 10e9, 0.03), 1000, 1e-12, 0, "eq. 12: Fb = q - Qeq at sum CR = C");
+	/* w P (sum - C) / (C p) = 2 * 1500 * 0.1 / 0.01 */
+	check_near(qf_fb(&m, 26000, 11e9, 0.01), 30000, 1e-12, 0,
+		   "eq. 12: 10 %% above C at p 1 %% adds w P 10 = 30000 bytes");
+	m.w_exp = -1;
+	check_near(qf_fb(&m, 20000, 9e9, 0.02), -6000 - 0.5 * 1500 * 0.1 / 0.02, 1e-12, 0,
+		   "eq. 12: w 1/2, 10 %% below C at p 2 %%");
+	CHECK(qf_cycle_rate(0, 100) == 0.01, "eq. 10: p / ((1-p)^-100 - 1) -> 1/100 at p = 0");
+	check_near(qf_cycle_rate(1e-12, 100), 0.01, 1e-9, 0, "eq. 10: continuous at p = 0");
+	check_near(qf_cycle_rate(0.01, 100), 0.01 / (pow(0.99, -100) - 1), 1e-12, 0,
+		   "eq. 10: at p 1 %% (0.00578)");
+	check_near(qf_cycle(&m), 100, 0, 0, "the byte counter's cycle: 150 KB / 1500 = 100 frames");
+}
+
+/*
+ * eqs. (9)-(13) at two points, with l = CR_d / 8P packets/s:
+ * uncongested, 1 flow at TR 6, CR 5 Gbit/s (l = 416667, Fb_d < 0: no
+ * message): dTR = R_AI l / 100, dCR = (TR - CR) / 2 l / 100;
+ * congested, 2 flows at TR 7, CR 6 Gbit/s (l = 500000), q = Qeq + 20000,
+ * p = 2 %: Fb = 20000 + 3000 * 2e9 / 2e8 = 50000, qFb 24 (G_d qFb =
+ * 0.1875), Phi = 1500 / 37500:
+ *   dTR = -1e9 * 5e5 * 0.02 + 0.98^500 * 5e6 * 5e5 / 100
+ *   dCR = -0.1875 * 6e9 * 5e5 * 0.02 + 5e8 * 5e5 * 0.02 / (0.98^-100 - 1)
+ *   dq  = 2e9 / 8,  dp = 500 * (0.04 - 0.02)
+ */
+static void test_fluid_deriv(void)
+{
+	struct qf_params m = fluid(1);
+	double x[QF_DIM_MAX], dx[QF_DIM_MAX];
+
+	fluid_state(&m, x, 6e9, 5e9, 0, 0.01);
+	qf_deriv(&m, x, x, dx);
+	check_near(dx[0], 5e6 * 5e9 / 12000 / 100, 1e-12, 0,
+		   "eq. 9, no message: dTR/dt = R_AI CR / 8P / 100 (20.8 Gbit/s per s)");
+	check_near(dx[1], 0.5e9 * 5e9 / 12000 / 100, 1e-12, 0,
+		   "eq. 10, no message: dCR/dt = (TR - CR) / 2 CR / 8P / 100");
+	CHECK(QF_Q(&m, dx) == 0, "eq. 11: an empty queue stays empty below C");
+	CHECK(QF_P(&m, dx) == 0, "eq. 13: p stays at Phi(Fb <= 0) = 1 %%");
+
+	m = fluid(2);
+	fluid_state(&m, x, 7e9, 6e9, 46000, 0.02);
+	check_near(qf_fb_of(&m, x), 50000, 1e-12, 0, "eq. 12: Fb = 50000 bytes");
+	CHECK(qf_qfb(&m, 50000) == 24, "qFb(50000) = 24");
+	qf_deriv(&m, x, x, dx);
+	check_near(QF_TR(&m, dx)[1], -1e13 + pow(0.98, 500) * 2.5e10, 1e-12, 0,
+		   "eq. 9 with a message per 50 frames");
+	check_near(QF_CR(&m, dx)[1], -0.1875 * 6e13 + 5e12 / (pow(0.98, -100) - 1), 1e-12, 0,
+		   "eq. 10 with a message per 50 frames, cut G_d qFb");
+	check_near(QF_Q(&m, dx), 2.5e8, 1e-12, 0, "eq. 11: dq/dt = (sum CR - C) / 8");
+	check_near(QF_P(&m, dx), 10, 1e-12, 0, "eq. 13: dp/dt = 500 (Phi - p)");
+	/* the standard's TR rule: eq. 9's first term times 0.98^100 */
+	m.tr_cycle = true;
+	qf_deriv(&m, x, x, dx);
+	check_near(QF_TR(&m, dx)[0], -1e13 * pow(0.98, 100) + pow(0.98, 500) * 2.5e10, 1e-12, 0,
+		   "eq. 9, TR <- CR only after a cycle: its first term times (1-p)^100");
+	m.tr_cycle = false;
+
+	/* equilibrium: sum CR = C, q = Qeq, TR = CR: Fb = 0, no cut, no FR */
+	fluid_state(&m, x, 5e9, 5e9, 26000, 0.03);
+	qf_deriv(&m, x, x, dx);
+	CHECK(qf_fb_of(&m, x) == 0 && QF_Q(&m, dx) == 0 && QF_CR(&m, dx)[0] == 0,
+	      "equilibrium: Fb = 0, dq/dt = 0, dCR/dt = 0");
+	check_near(QF_P(&m, dx), 500 * (0.01 - 0.03), 1e-12, 0, "equilibrium: p relaxes to 1 %%");
+	/* the clamps: a full buffer above C, rates at the line rate */
+	fluid_state(&m, x, 10e9, 10e9, 150000, 0.01);
+	qf_deriv(&m, x, x, dx);
+	CHECK(QF_Q(&m, dx) == 0 && QF_TR(&m, dx)[0] == 0,
+	      "clamps: a full buffer does not grow, TR not above the line rate");
+}
+
+/* runs s for t seconds */
+static void fluid_run(struct qf_sim *s, double t)
+{
+	while (qf_time(s) < t - s->m.h / 2)
+		qf_step(s);
+}
+
+static void test_fluid_run(void)
+{
+	struct qf_params m = fluid(1);
+	struct qf_sim s;
+	double t, grow, mean = 0, sum = 0, lo = 1e12, hi = 0;
+	int i, k, ok, same;
+
+	/*
+	 * p = 0 (no message: one flow at C/2): TR grows by R_AI per 150 KB
+	 * sent, dTR/dt = R_AI / 1.2 Mbit * CR(t - tau), CR follows TR
+	 * (FR halves the gap every cycle), the queue stays empty
+	 */
+	qf_init(&s, &m, 5e9);
+	for (ok = 1, k = 0; k < 10; k++) {
+		fluid_run(&s, (k + 1) * 1e-3);
+		ok &= QF_Q(&m, s.x) == 0 && QF_P(&m, s.x) == 0.01;
+	}
+	t = qf_time(&s);
+	grow = 5e6 / 1.2e6;
+	CHECK(ok, "no message, CR < C: q stays 0 and p 1 %% for 10 ms");
+	check_near(s.x[0], 5e9 * exp(grow * (t - m.tau)), 2e-3, 0,
+		   "no message: TR grows as R_AI CR / 1.2 Mbit (exp(4.17/s t) after tau)");
+	check_near(s.x[1], s.x[0], 2e-3, 0, "no message: CR tracks TR within 0.2 %%");
+	qf_free(&s);
+
+	/* one RK4 step: 2 flows at the line rate fill the queue by C/8 h */
+	m = fluid(2);
+	qf_init(&s, &m, 10e9);
+	fluid_run(&s, 10e-6);
+	check_near(QF_Q(&m, s.x), 12500, 1e-12, 0, "10 steps of 1 us at 2C: q = 12500 bytes");
+	CHECK(QF_CR(&m, s.x)[0] == 10e9, "no feedback before tau: CR at the line rate");
+	fluid_run(&s, 99e-6);
+	CHECK(QF_CR(&m, s.x)[0] == 10e9, "a step before tau: CR still at the line rate");
+	fluid_run(&s, 150e-6);
+	CHECK(QF_CR(&m, s.x)[0] < 9e9 && QF_Q(&m, s.x) == m.limit,
+	      "after tau: CR falls, the buffer is full (%.0f Mbit/s)", QF_CR(&m, s.x)[0] / 1e6);
+	qf_free(&s);
+
+	/* 10 flows from the line rate, tau 100 us: C/10 each near Qeq */
+	m = fluid(10);
+	qf_init(&s, &m, 10e9);
+	fluid_run(&s, 0.1);
+	for (k = 0, same = 1; qf_time(&s) < 0.2 - m.h / 2; k++) {
+		qf_step(&s);
+		mean += QF_Q(&m, s.x);
+		sum += qf_sum_cr(&m, s.x);
+		for (i = 1; i < m.n; i++)
+			same &= QF_CR(&m, s.x)[i] == QF_CR(&m, s.x)[0];
+		lo = fmin(lo, QF_CR(&m, s.x)[0]);
+		hi = fmax(hi, QF_CR(&m, s.x)[0]);
+	}
+	mean /= k;
+	sum /= k;
+	CHECK(same, "10 equal flows stay equal");
+	CHECK(near(sum, m.c, 0.005, 0) && lo > 0.95e9 && hi < 1.05e9,
+	      "10 flows, tau 100 us: sum CR %.1f Mbit/s, CR_1 %.0f..%.0f Mbit/s over 0.1-0.2 s",
+	      sum / 1e6, lo / 1e6, hi / 1e6);
+	CHECK(mean > 0.9 * m.qeq && mean < 1.25 * m.qeq,
+	      "10 flows, tau 100 us: mean queue %.0f bytes near Qeq", mean);
+	qf_free(&s);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -456,5 +669,9 @@ int main(void)
 	test_pfb();
 	test_evolution();
 	test_orderings();
+	test_fluid_phi();
+	test_fluid_fb();
+	test_fluid_deriv();
+	test_fluid_run();
 	return ktap_finish();
 }

@@ -4,8 +4,10 @@
 # KTAP tests for tools/qcn-model, the convergence paper's model as a
 # command (the equations themselves: test_model.c): each figure's CSV has
 # the paper's rows and the orderings the paper states, the statuses
-# (timeout, no-root), the options' checks and exit statuses.  Deterministic,
-# about a second in all.
+# (timeout, no-root), the options' checks and exit statuses; `fluid`, the
+# fluid model of Alizadeh et al. (eqs. 9-13, tools/qcn_fluid.h): its
+# columns, its start and where 10 flows settle.  Deterministic, a few
+# seconds in all.
 
 MODEL=${QCN_MODEL:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-model}
 source "$(dirname "$0")/ktap.sh"
@@ -78,6 +80,16 @@ check "evolve with no root: exit 1, says so (rc $rc)" \
 	bash -c '[ "$1" -eq 1 ] && grep -q "no p\[Fb>0\]" "$2"' _ "$rc" "${TMPDIR:-/tmp}/qcn-model-err.$$"
 rm -f "${TMPDIR:-/tmp}/qcn-model-err.$$"
 
+out=$("$MODEL" fluid -n 3 -t 20ms -i 10ms)
+check "fluid -n 3: header with cr1..cr3, tr1..tr3, rows at 0, 10, 20 ms" \
+	bash -c '[ "$(head -n1 <<< "$1")" = t_s,q_bytes,p,fb_bytes,cr1_mbps,cr2_mbps,cr3_mbps,tr1_mbps,tr2_mbps,tr3_mbps ] &&
+		 [ "$(cut -d, -f1 <<< "$1" | tail -n +2 | tr "\n" " ")" = "0.000000 0.010000 0.020000 " ]' _ "$out"
+check "fluid: starts at the line rate, the queue empty, p 1 % ($(sed -n 2p <<< "$out" | cut -d, -f1-5))" \
+	grep -q '^0.000000,0.0,0.010000,[0-9.]*,10000.0000,10000.0000,10000.0000,10000.0000,' <<< "$out"
+last=$("$MODEL" fluid -t 150ms -i 50ms | tail -n1)
+check "fluid: 10 flows near 1000 Mbit/s each, the queue near Qeq at 150 ms ($(cut -d, -f1-5 <<< "$last"))" \
+	awk -F, '{ exit !($2 > 20000 && $2 < 35000 && $5 > 950 && $5 < 1050) }' <<< "$last"
+
 bad()	# NAME ARGS...: exit status 2, a message on stderr, nothing on stdout
 {
 	local name=$1 o e rc
@@ -98,5 +110,8 @@ bad "--epsilon 1.5" --epsilon 1.5 evolve
 bad "--r1 above C" --r1 1gbit pfb
 bad "no command"
 bad "unknown command" simulate
+bad "fluid: --w 3 (not a power of two)" --w 3 fluid
+bad "fluid: --dt above --rtt" --rtt 1us --dt 2us fluid
+bad "fluid: 65 flows" -n 65 fluid
 
 ktap_done
