@@ -31,8 +31,10 @@
  * skb_get_hash()) crossed within the last QCN_PCI_AGE.  While any instance
  * of the namespace samples two-samples, every instance writes its fill
  * level (after the enqueue) for the flow at every arrival into a per-netns
- * table of QCN_PCI_SLOTS slots indexed by the flow hash; a slot keeps the
- * maximum until it is older than QCN_PCI_AGE, a colliding flow evicts it.
+ * table of QCN_PCI_SLOTS slots, in buckets of QCN_PCI_WAYS chosen by the
+ * flow hash; a slot keeps the maximum until it is older than QCN_PCI_AGE.
+ * A flow new to its bucket takes the slot written longest ago (free or
+ * stale first), so two busy flows that share a bucket keep their indexes.
  * Updates are lockless: a racing update may lose one write, which only
  * ages the heuristic.  A flow absent from the table has index 0.
  *
@@ -103,6 +105,7 @@
 #define QCN_FLOWS		1024		/* DRR flow queues (hash buckets) */
 #define QCN_CNM_RING		32		/* CNMs waiting for the tasklet */
 #define QCN_PCI_SLOTS		1024		/* path-congestion index table */
+#define QCN_PCI_WAYS		2		/* slots per bucket */
 #define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
 #define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
@@ -266,27 +269,52 @@ static void qcn_backlog_time(struct qcn_sched_data *q, u32 backlog, u64 now)
 
 /* ------------------------------------------------ path-congestion index */
 
-static void qcn_pci_update(struct qcn_net *qn, u32 hash, u32 fill)
+static struct qcn_pci_slot *qcn_pci_bucket(struct qcn_net *qn, u32 hash)
 {
-	struct qcn_pci_slot *e = &qn->pci[hash & (QCN_PCI_SLOTS - 1)];
-	unsigned long now = jiffies;
-
-	if (READ_ONCE(e->hash) != hash || fill >= READ_ONCE(e->fill) ||
-	    time_after(now, READ_ONCE(e->stamp) + QCN_PCI_AGE)) {
-		WRITE_ONCE(e->hash, hash);
-		WRITE_ONCE(e->fill, fill);
-		WRITE_ONCE(e->stamp, now);
-	}
+	return &qn->pci[(hash & (QCN_PCI_SLOTS / QCN_PCI_WAYS - 1)) *
+			QCN_PCI_WAYS];
 }
 
+static bool qcn_pci_live(const struct qcn_pci_slot *e, unsigned long now)
+{
+	return !time_after(now, READ_ONCE(e->stamp) + QCN_PCI_AGE);
+}
+
+static void qcn_pci_update(struct qcn_net *qn, u32 hash, u32 fill)
+{
+	struct qcn_pci_slot *b = qcn_pci_bucket(qn, hash), *e = NULL;
+	unsigned long now = jiffies;
+	int i;
+
+	for (i = 0; i < QCN_PCI_WAYS && !e; i++)
+		if (READ_ONCE(b[i].hash) == hash)
+			e = &b[i];
+	if (e) {
+		if (fill < READ_ONCE(e->fill) && qcn_pci_live(e, now))
+			return;
+	} else {
+		e = &b[0];
+		for (i = 1; i < QCN_PCI_WAYS; i++)
+			if (time_before(READ_ONCE(b[i].stamp), READ_ONCE(e->stamp)))
+				e = &b[i];
+	}
+	WRITE_ONCE(e->hash, hash);
+	WRITE_ONCE(e->fill, fill);
+	WRITE_ONCE(e->stamp, now);
+}
+
+/* the flow's live index; racing updates may leave it in two slots */
 static u32 qcn_pci_index(struct qcn_net *qn, u32 hash)
 {
-	struct qcn_pci_slot *e = &qn->pci[hash & (QCN_PCI_SLOTS - 1)];
+	struct qcn_pci_slot *b = qcn_pci_bucket(qn, hash);
+	unsigned long now = jiffies;
+	u32 fill = 0;
+	int i;
 
-	if (READ_ONCE(e->hash) != hash ||
-	    time_after(jiffies, READ_ONCE(e->stamp) + QCN_PCI_AGE))
-		return 0;
-	return READ_ONCE(e->fill);
+	for (i = 0; i < QCN_PCI_WAYS; i++)
+		if (READ_ONCE(b[i].hash) == hash && qcn_pci_live(&b[i], now))
+			fill = max(fill, READ_ONCE(b[i].fill));
+	return fill;
 }
 
 static void qcn_pci_use(struct qcn_sched_data *q, bool use)
