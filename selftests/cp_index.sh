@@ -26,7 +26,8 @@ udp_flow h1 20mbit 60 5201 1200
 c1=$TB_LAST_PID
 udp_flow h2 10mbit 60 5202 1200
 c2=$TB_LAST_PID
-sleep 1.5
+standing() { [ "$(st qlen)" -gt 10 ]; }
+busywait 10000 standing > /dev/null
 bad=0 steps=0 full=0
 for change in "sample occupancy" "sched drr" "sample two-samples" \
 	      "sample arrival keepalive 1ms" "keepalive 0" "sample two-samples" \
@@ -54,7 +55,8 @@ ktap_check "no culprit search came back empty" test "$(st cnm_skipped)" -eq 0
 # the senders stop; the 2 Mbit/s port drains 200 KB in 0.8 s
 kill "$c1" "$c2" 2>/dev/null
 wait "$c1" "$c2" 2>/dev/null
-sleep 2
+drained() { [ "$(st qlen)" = 0 ] && [ "$(st backlog)" = 0 ]; }
+busywait 10000 drained
 ktap_check "every queued frame drains (qlen $(st qlen), backlog $(st backlog))" \
 	test "$(st qlen)" -eq 0 -a "$(st backlog)" -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean

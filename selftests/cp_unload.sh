@@ -26,14 +26,16 @@ ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
 ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
 ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \
 	qcn rate 30mbit sample two-samples keepalive 1ms
-sleep 1
+# passing DEV: the qcn root of DEV has sent frames
+passing() { [ "$(qdisc_json sw "$1" | jq '.[0].packets')" -gt 100 ]; }
+busywait 10000 passing sw-pr || ktap_info "the re-added qcn passed no traffic within 10 s"
 nsx sw tc qdisc del dev sw-pr root
 ktap_check "module unload while traffic flows" qcn_unload sch_qcn
 ktap_check "module reload and attach under traffic" nsx sw tc qdisc add dev sw-pr root \
 	handle 1: qcn rate 30mbit sample arrival keepalive 1ms
 nsx sw tc qdisc add dev sw-p1 root handle 1: tbf rate 50mbit burst 20kb latency 20ms
 ktap_check "qcn as a tbf child under traffic" nsx sw tc qdisc add dev sw-p1 parent 1: qcn rate 40mbit
-sleep 1
+busywait 10000 passing sw-pr || ktap_info "the reloaded qcn passed no traffic within 10 s"
 ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-sw"
 tb_cleanup
 ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn

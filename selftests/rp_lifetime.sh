@@ -19,7 +19,8 @@ CNM=$QCN_TOP/selftests/cnm_send
 tb_rp_pair
 nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b 5000 \
 	-s 1400 -r 5000000 -t 60 > /dev/null
-sleep 0.5
+sending() { [ "$(nsx a cat /sys/class/net/eth0/statistics/tx_packets)" -gt 100 ]; }
+busywait 10000 sending
 # a stream of CNMs for the live flow (bursts of 2000, until killed)
 nsbg b bash -c "while :; do '$CNM' -i eth0 -d $RP_A -s $RP_B -q 30 -e $RP_B \
 	-u '$QCN_NET.1:5000,$QCN_NET.100:9000' -n 2000 > /dev/null || exit 1; done"
@@ -32,8 +33,8 @@ for i in $(seq 1 20); do
 done
 ktap_check "20 add/delete cycles under the CNM stream ($ok)" test $ok -eq 20
 nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit
-sleep 0.5
-m=$(nsx a tc -s -j qdisc show dev eth0 | jq .[0].cnm_matched)
+matched() { local n; n=$(nsx a tc -s -j qdisc show dev eth0 | jq .[0].cnm_matched); echo "$n"; [ "${n:-0}" -gt 0 ]; }
+m=$(busywait 10000 matched)
 ktap_check "the last instance takes the CNMs ($m matched)" test "$m" -gt 0
 kill $flood
 tb_cleanup

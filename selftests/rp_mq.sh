@@ -27,10 +27,11 @@ for p in $(seq 5000 5007); do
 	nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -b "$p" \
 		-s 1000 -r 1000000 -t 20 > /dev/null
 done
-sleep 1
 # sum of one xstats field over the four instances
 sum() { nsx a tc -s -j qdisc show dev eth0 |
 	jq "[.[] | select(.kind == \"qcn_rp\") | .$1] | add"; }
+learned() { [ "$(sum flows)" -ge 8 ]; }
+busywait 10000 learned || ktap_info "the instances track $(sum flows) of 8 flows after 10 s"
 busy=$(nsx a tc -s -j qdisc show dev eth0 |
 	jq '[.[] | select(.kind == "qcn_rp" and .flows > 0)] | length')
 ktap_info "8 flows spread over $busy of 4 TX queues"

@@ -29,7 +29,9 @@ send() { nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9000 -s 1400 
 
 nsx a tc qdisc add dev eth0 root qcn_rp max-rate 50mbit time-reset 10s jitter off
 send -b 5000 -r 20000000 -t 30
-sleep 1
+# learned N: qcn_rp tracks N flows
+learned() { [ "$(xs flows)" -ge "$1" ]; }
+busywait 10000 learned 1
 
 # ---------------------------------------- group-addressed CNMs
 cnm ff:ff:ff:ff:ff:ff 63 5000
@@ -64,7 +66,7 @@ sink=$TB_LAST_PID
 nsbg a "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p 9001 -b 5001 \
 	-s 1400 -r 10000000 -t 8 > "$tmp/sent"
 snd=$TB_LAST_PID
-sleep 1
+busywait 10000 learned 2
 rx0=$(xs cnm_rx)
 t0=$(date +%s%N)
 cnm $A 63 7000 -k 1000 -n 90
