@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # qcn_tdc.sh [FILE.json...]: tc-testing (tdc) cases run by the kernel's own
 # tdc.py with its nsPlugin, one KTAP point per case.  Without arguments:
-# tc-testing/qcn.json, every qcn option set and shown back, every bad value
-# rejected with the qdisc unchanged.  qcn_tdc_class.sh and qcn_tdc_rp.sh run
-# qcn_class.json and qcn_rp.json: one file each keeps every run well within
-# the runner's per-test timeout in the emulator.
+# tc-testing/qcn.json, every qcn option set and shown back (checked with
+# jq -e on tc -j), every bad value rejected with the qdisc unchanged.
+# qcn_tdc_class.sh and qcn_tdc_rp.sh run qcn_class.json and qcn_rp.json:
+# one file each keeps every run well within the runner's per-test timeout
+# in the emulator.
 source "$(dirname "$0")/lib.sh"
 for f in "$@"; do	# absolute: tdc.py runs in its own folder
 	set -- "$@" "$(realpath "$f")"
 	shift
 done
 qcn_require_root
-qcn_require_cmd python3
+qcn_require_cmd python3 jq
 qcn_require_modules
 
 TESTS=("$@")
