@@ -59,11 +59,11 @@ ktap_bound qcn_queue_full_pct "$(share_pct "$qcn_full" "$qcn_n")" '<=' 10 \
 	"with qcn_rp the queue is rarely near the limit ($qcn_full of $qcn_n <= 10 %)"
 ktap_bound qcn_drop_share_pct "$(share_pct "$qcn_drops" $((qcn_drops + qcn_pkts)))" '<=' 1 \
 	"with qcn_rp tail drops stay near zero (<= 1 % of the arrivals: $qcn_drops dropped, $qcn_pkts sent)"
-# 95-100 % in UML and most guest runs, down to 70 % in a guest beside a
-# busy CPU; limiters that never recover hold the senders near min-rate
-# (2 x 500 kbit/s, ~4 % of plain): 50 % lies between
-ktap_bound qcn_goodput_pct_of_plain "$(ref_pct "$qcn_rate" "$plain_rate")" '>=' 50 \
-	"with qcn_rp goodput stays high ($qcn_rate >= 50 % of $plain_rate kbit/s)"
+# 95-100 % in UML; limiters that never rise again (mutation
+# rp-no-increase) stay where the cuts left them, 44 %: 70 % lies between.
+# A guest beside a busy CPU reads 62-99 %: the emulator's, a timing bound
+ktap_bound --timing qcn_goodput_pct_of_plain "$(ref_pct "$qcn_rate" "$plain_rate")" '>=' 70 \
+	"with qcn_rp goodput stays high ($qcn_rate >= 70 % of $plain_rate kbit/s)"
 ktap_bound plain_queue_samples "$plain_n" '>' 100 "without qcn_rp the CP queue is sampled ($plain_n samples > 100)"
 # without qcn_rp the queue sits at the limit
 ktap_bound plain_queue_full_pct "$(share_pct "$plain_full" "$plain_n")" '>=' 25 \

@@ -102,10 +102,11 @@ for m in naimd ap; do
 	# without working feedback the queue is the plain one (100 %)
 	ktap_bound "${m}_queue_pct_of_plain" "$(ref_pct "$mq" "$plain_q")" '<' 50 \
 		"$m holds the queue well below plain (mean $mq < $plain_q / 2, $mn samples)"
-	# 97-101 % in UML, 66-99 % in a 6.1 guest beside a busy CPU; limiters
-	# that never recover hold both senders near min-rate (500 kbit/s,
-	# ~4 % of plain): 40 % lies between
-	ktap_bound "${m}_goodput_pct_of_plain" "$(ref_pct "$mr" "$plain_rate")" '>=' 40 \
+	# 96-107 % in UML; a loop that collapses (mutation naimd-collapse)
+	# holds both senders near min-rate (500 kbit/s, ~4 % of plain): 40 %
+	# lies between.  A guest beside a busy CPU reads 64-101 %: the
+	# emulator's rate, a timing bound
+	ktap_bound --timing "${m}_goodput_pct_of_plain" "$(ref_pct "$mr" "$plain_rate")" '>=' 40 \
 		"$m keeps goodput ($mr >= 40 % of $plain_rate kbit/s)"
 	ktap_bound "${m}_drop_share_pct" "$(share_pct "$md" $((md + mp)))" '<=' 1 "$m: drops <= 1 % of the arrivals ($md dropped, $mp sent)"
 done
