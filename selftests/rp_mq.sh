@@ -32,10 +32,15 @@ sum() { nsx a tc -s -j qdisc show dev eth0 |
 	jq "[.[] | select(.kind == \"qcn_rp\") | .$1] | add"; }
 learned() { [ "$(sum flows)" -ge 8 ]; }
 busywait 10000 learned || ktap_info "the instances track $(sum flows) of 8 flows after 10 s"
+# a queue carries data once it has sent 20 KB: ARP and neighbour
+# discovery alone leave flows on queues that carry none
+sent() { [ "$(sum bytes)" -gt 400000 ]; }
+busywait 10000 sent || ktap_info "the instances sent $(sum bytes) bytes after 10 s"
 busy=$(nsx a tc -s -j qdisc show dev eth0 |
-	jq '[.[] | select(.kind == "qcn_rp" and .flows > 0)] | length')
+	jq '[.[] | select(.kind == "qcn_rp" and .bytes > 20000)] | length')
 ktap_info "8 flows spread over $busy of 4 TX queues"
 # 8 flows hashed over 4 TX queues; all on one means they are not spread
+# (one flow, mutation rp-mq-one-queue: 1)
 ktap_bound tx_queues_busy "$busy" '>' 1 "the flows use more than one TX queue ($busy)"
 
 nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
