@@ -20,15 +20,9 @@ QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
 tmp=$(mktemp -d)
 
-tb_ns a; tb_ns b
-tb_veth a eth0 b eth0
-nsx a ip link set eth0 address 02:00:00:00:00:01
-nsx b ip link set eth0 address 02:00:00:00:00:64
-nsx a ip addr add "$QCN_NET.1/24" dev eth0
-nsx b ip addr add "$QCN_NET.100/24" dev eth0
-nsx a ip neigh add "$QCN_NET.100" lladdr 02:00:00:00:00:64 dev eth0
-A=02:00:00:00:00:01
-B=02:00:00:00:00:64
+tb_rp_pair || ktap_skip_all "cannot build the testbed"
+A=$RP_A
+B=$RP_B
 # cnm QFB SPORT [cnm_send options]: a CNM from b to a for the flow from
 # a:SPORT to b:9000
 # cnm_send's own output, "sent N at_mono_ms T" (cnm_out)
