@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 28
+ktap_print_header
+ktap_set_plan 28
 qcn_dmesg_mark
 tb_init
 
@@ -77,4 +78,4 @@ tb_cleanup
 ktap_check "sch_qcn unloads afterwards" qcn_unload sch_qcn
 ktap_check "sch_qcn loads again" qcn_reload_module sch_qcn
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -14,7 +14,8 @@ qcn_require_modules
 # (a --timing miss is a SKIP there): UML and hosts run it
 [ -n "${QCN_GUEST:-}" ] &&
 	ktap_skip_all "convergence times are not reached in the emulated guest (UML runs this test)"
-ktap_plan 5
+ktap_print_header
+ktap_set_plan 5
 qcn_dmesg_mark
 tb_init
 
@@ -85,4 +86,4 @@ ktap_bound af_on_share_err_pct "$(rel_err_pct "$r1" "$r2")" '<=' 15 \
 rm -f "$log"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

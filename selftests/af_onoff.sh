@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 9
+ktap_print_header
+ktap_set_plan 9
 qcn_dmesg_mark
 tb_init
 log=$(mktemp); sent=$(mktemp)
@@ -74,4 +75,4 @@ ktap_bound --timing onoff_rate_kbit "$r3" '>=' 70 "on/off flow keeps its 80 kbit
 rm -f "$log" "$sent"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

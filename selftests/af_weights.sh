@@ -13,7 +13,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 12
+ktap_print_header
+ktap_set_plan 12
 qcn_dmesg_mark
 tb_init
 log=$(mktemp)
@@ -59,4 +60,4 @@ weight_share_checks rest 20 "${rs[@]}"
 rm -f "$log"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

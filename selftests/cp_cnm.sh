@@ -11,7 +11,8 @@ qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 [ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
-ktap_plan 19
+ktap_print_header
+ktap_set_plan 19
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -221,4 +222,4 @@ ktap_check "keep-alive samples send CNMs" test "$ka_cnm" -gt 0
 qlen=$(qdisc_json sw sw-pr | jq '.[0].backlog')
 ktap_info "backlog after the burst: $qlen"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

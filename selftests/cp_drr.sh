@@ -16,7 +16,8 @@ DUMP="$QCN_TOP/selftests/cnm_dump"
 # either must fail the victim checks)
 CP_DRR_OCC=${CP_DRR_OCC:-occupancy}
 CP_DRR_TWO=${CP_DRR_TWO:-two-samples}
-ktap_plan 9
+ktap_print_header
+ktap_set_plan 9
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -111,4 +112,4 @@ ktap_rate_check "two-samples CNMs counted in xstats" test "$two_xstats" -gt 0
 ktap_bound --timing two_samples_victim_share_ratio "$(share_ratio "$vt" "$ht" "$va" "$ha")" '<' 0.333 \
 	"two-samples spares the victim like occupancy"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -15,7 +15,8 @@ qcn_require_modules sch_qcn
 DUMP=$QCN_TOP/selftests/cnm_dump
 SEND=$QCN_TOP/selftests/udp_send
 [ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
-ktap_plan 8
+ktap_print_header
+ktap_set_plan 8
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -86,4 +87,4 @@ ktap_info "own frames: cnm_skipped $k0 -> $(st .cnm_skipped), sent $c0 -> $(sent
 ktap_check "culprits r sent itself are skipped, not failed" skipped "$k0" "$c0"
 
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-ktap_plan 4
+ktap_print_header
+ktap_set_plan 4
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -46,4 +47,4 @@ ktap_check "$n grafts qcn -> pfifo -> qcn under load, $full with a standing queu
 ktap_check "the last qcn takes keep-alive samples" busywait 5000 sampled
 ktap_check "it sends CNMs" test "$(qcn_cnms_sent sw sw-pr)" -gt 0
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

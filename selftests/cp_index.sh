@@ -10,7 +10,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-ktap_plan 7
+ktap_print_header
+ktap_set_plan 7
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -60,4 +61,4 @@ busywait 10000 drained
 ktap_check "every queued frame drains (qlen $(st qlen), backlog $(st backlog))" \
 	test "$(st qlen)" -eq 0 -a "$(st backlog)" -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -8,7 +8,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules sch_qcn
-ktap_plan 7
+ktap_print_header
+ktap_set_plan 7
 qcn_dmesg_mark
 tb_init
 tb_ns a || ktap_skip_all "cannot create a namespace"
@@ -89,4 +90,4 @@ ktap_bound left_kib "$left" '<' 8 "deleting the qdiscs gives the memory back ($l
 
 ktap_check "no kernel warnings" qcn_dmesg_clean
 tb_cleanup
-ktap_finish
+ktap_finished

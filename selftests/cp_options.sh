@@ -59,7 +59,8 @@ BAD_TC=(
 	"memory_limit 0" "memory_limit lots" "memory_limit 3gb"
 	"keepalive 99us" "keepalive 1us" "ts 999us"
 )
-ktap_plan $((${#BAD_TC[@]} + 33))
+ktap_print_header
+ktap_set_plan $((${#BAD_TC[@]} + 33))
 
 nsx a tc qdisc add dev d0 root handle 1: qcn limit 150kb rate 100mbit sched drr \
 	qeq 30kb w 0.5 interval 20000 sample two-samples keepalive 10ms cpid 7
@@ -244,4 +245,4 @@ busywait 20000 received 100
 rx1=$(nsx b cat /sys/class/net/vb/statistics/rx_packets)
 ktap_check "qcn (paced, drr) as the child of htb forwards ($((rx1 - rx0)) of 100)" test $((rx1 - rx0)) -ge 100
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -16,7 +16,8 @@ qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 [ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
-ktap_plan 7
+ktap_print_header
+ktap_set_plan 7
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -92,4 +93,4 @@ ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (
 	"two-samples favours the flow with the higher path-congestion index"
 ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

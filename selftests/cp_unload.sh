@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-ktap_plan 9
+ktap_print_header
+ktap_set_plan 9
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -40,4 +41,4 @@ ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-
 tb_cleanup
 ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -22,7 +22,8 @@ qcn_require_modules
 DUMP="$QCN_TOP/selftests/cnm_dump"
 SEND="$QCN_TOP/selftests/udp_send"
 [ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
-ktap_plan 12
+ktap_print_header
+ktap_set_plan 12
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -135,4 +136,4 @@ ktap_check "h2 installed limiters ($(rpx h2 eth0 limiters_created)), none keyed 
 	bash -c "test $(rpx h2 eth0 limiters_created) -gt 0 && ! grep -q 'flow $R/prio[1-7]' '$TMP/h2-classes'"
 ktap_check "every CNM sent was captured ($sent = $n1 + $n2)" test "$sent" -eq $((n1 + n2))
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -52,7 +52,8 @@ if [ -n "$installed" ]; then
 	TS_LOAD=()
 fi
 
-ktap_plan 13
+ktap_print_header
+ktap_set_plan 13
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -239,8 +240,8 @@ ktap_check "tshark ran without errors (its root warning aside)" test ! -s "$TMP/
 
 # ------------------------------------------ installed where tshark looks
 if [ -n "$installed" ]; then
-	ktap_ok "installed dissector found by tshark # SKIP already installed: $installed"
-	ktap_ok "make uninstall-wireshark # SKIP already installed: $installed"
+	ktap_test_pass "installed dissector found by tshark # SKIP already installed: $installed"
+	ktap_test_pass "make uninstall-wireshark # SKIP already installed: $installed"
 else
 	TS_HOME="$TMP/home"
 	TS_LOAD=()
@@ -253,4 +254,4 @@ else
 	ktap_check "make uninstall-wireshark removes it" test ! -e "$plug/qcn.lua"
 fi
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -41,7 +41,8 @@ LOAD=${FAST_AF_FCT_LOAD:-$((port / 10))kbit}
 ACTIVE=${FAST_AF_ACTIVE:-$((port / 500))}	# 20000 B x port / 10 Gbit/s
 load=$(awk -v r="$LOAD" 'BEGIN { n = r + 0; if (r ~ /gbit/) n *= 1000000; else if (r ~ /mbit/) n *= 1000; print n }')
 nm=$(wc -w <<< "$MODES")
-ktap_plan $((nm * 4 + 1))
+ktap_print_header
+ktap_set_plan $((nm * 4 + 1))
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -141,11 +142,11 @@ for mode in $MODES; do
 	[ -n "${FAST_AF_OUT:-}" ] && mkdir -p "$FAST_AF_OUT" &&
 		cp "$tmp/fct-$mode.csv" "$tmp/trace-$mode.txt" "$FAST_AF_OUT/"
 	tb_cleanup
-	ktap_ok "$mode: ran"
+	ktap_test_pass "$mode: ran"
 done
 column -s, -t < "$tmp/table1.csv" | sed 's/^/# /'
 column -s, -t < "$tmp/fig12.csv" | sed 's/^/# /'
 [ -n "${FAST_AF_OUT:-}" ] && cp "$tmp/table1.csv" "$tmp/fig12.csv" "$FAST_AF_OUT/"
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -75,7 +75,8 @@ rate_of()
 STATIC=${FAST_AF_STATIC:-tcp}
 nl=$(wc -w <<< "$LOADS")
 nm=$(wc -w <<< "$MODES")
-ktap_plan $((nl * nm * 2 + nl + 1))
+ktap_print_header
+ktap_set_plan $((nl * nm * 2 + nl + 1))
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -174,11 +175,11 @@ for load in $LOADS; do
 		ktap_rate_check "bursty $load (below its fair share): loss <= 5 % ($all )" test $bad -eq 0
 	else
 		ktap_info "bursty $load (above its fair share): loss$all (its RP holds it back: the sender blocks or the RP drops)"
-		ktap_ok "bursty $load: every mode ran"
+		ktap_test_pass "bursty $load: every mode ran"
 	fi
 done
 column -s, -t < "$csv" | sed 's/^/# /'
 [ -n "${FAST_AF_OUT:-}" ] && mkdir -p "$FAST_AF_OUT" && cp "$csv" "$FAST_AF_OUT/fig11.csv"
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

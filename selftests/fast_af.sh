@@ -13,7 +13,8 @@ RATE=${FAST_AF_RATE:-1gbit}
 DUR=24
 # the CP's AF-QCN options ("af off": the weights go unused, which must fail)
 FAST_AF=${FAST_AF:-"af on active 2000"}
-ktap_plan 6
+ktap_print_header
+ktap_set_plan 6
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -48,4 +49,4 @@ ktap_bound busy_pct "$(share_pct "$total" "$port")" '>=' 40 "the port stays busy
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

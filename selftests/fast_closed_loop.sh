@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib_fast.sh"
 fast_require
 CASES=${FAST_CASES:-"500mbit:2 500mbit:8 1gbit:2 1gbit:8"}
 ncases=$(wc -w <<<"$CASES")
-ktap_plan $(((ncases + 1) * 3 + 1))
+ktap_print_header
+ktap_set_plan $(((ncases + 1) * 3 + 1))
 qcn_dmesg_mark
 tmp=$(mktemp -d)
 QEQ=26000
@@ -170,4 +171,4 @@ check_case 500mbit 2 udp udp
 tb_cleanup
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -8,7 +8,8 @@
 source "$(dirname "$0")/lib_fast.sh"
 fast_require
 qcn_require_cmd gnuplot
-ktap_plan 6
+ktap_print_header
+ktap_set_plan 6
 qcn_dmesg_mark
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,4 +47,4 @@ w4=$(col af-qcn h1_mbit) w1=$(col af-qcn h4_mbit)
 ktap_bound --timing demo_af_w4_over_w1 "$(awk -v a="$w4" -v b="$w1" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 99) }')" '>=' 1.5 \
 	"AF-QCN: the weight-4 flow gets more than the weight-1 ($w4 against $w1 Mbit/s)"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

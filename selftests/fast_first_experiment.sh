@@ -6,7 +6,8 @@
 source "$(dirname "$0")/lib_fast.sh"
 fast_require
 qcn_require_cmd gnuplot
-ktap_plan 5
+ktap_print_header
+ktap_set_plan 5
 qcn_dmesg_mark
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,4 +25,4 @@ ktap_check "the port sent CNMs ($(grep -o '[0-9]* CNMs' "$tmp/out"))" \
 	test "$(grep -o '[0-9]* CNMs' "$tmp/out" | cut -d' ' -f1)" -gt 0
 ktap_check "qcnstat's CSV and qcnplot's PNG are written" test -s "$tmp/first.csv" -a -s "$tmp/first.png"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

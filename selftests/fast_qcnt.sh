@@ -15,7 +15,8 @@ DUR=${FAST_CONV_DUR:-20}
 TRIALS=${FAST_CONV_TRIALS:-2}
 LATE=3
 RP="max-rate $RATE ai-rate 500kbit hai-rate 5mbit"
-ktap_plan 4
+ktap_print_header
+ktap_set_plan 4
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -72,4 +73,4 @@ ktap_bound qcnt_epsilon $((qcnt_e / TRIALS)) '>=' 650 \
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

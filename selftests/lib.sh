@@ -6,12 +6,13 @@
 #
 # Usage in a test:
 #	source "$(dirname "$0")/lib.sh"
-#	ktap_plan 3
+#	ktap_print_header
+#	ktap_set_plan 3
 #	tb_init			# unique namespace prefix, cleanup trap
 #	tb_star 2		# h1, h2 -> sw (bridge) -> r
 #	...
 #	ktap_check "name" test "$x" -gt 0
-#	ktap_finish
+#	ktap_finished
 #
 # Addresses: 198.18.0.0/24 (RFC 2544 benchmarking range), only inside the
 # namespaces created here.
@@ -33,20 +34,30 @@ __ktap_fail=0
 __ktap_pass=0
 __ktap_skip=0
 
-ktap_plan()
+# The KTAP helpers have the names of the kernel's own
+# (tools/testing/selftests/kselftest/ktap_helpers.sh, Linux 6.6 and later)
+# where they mean the same; ktap_test_fail and ktap_test_skip also take a
+# reason, and ktap_skip_all reports one skipped result under a plan of 1.
+
+ktap_print_header()
 {
 	echo "TAP version 13"
+}
+
+# ktap_set_plan N: the number of results the test reports
+ktap_set_plan()
+{
 	echo "1..$1"
 }
 
-ktap_ok()
+ktap_test_pass()
 {
 	__ktap_n=$((__ktap_n + 1)); __ktap_pass=$((__ktap_pass + 1))
 	echo "ok $__ktap_n $1"
 }
 
-# ktap_fail NAME [REASON...]
-ktap_fail()
+# ktap_test_fail NAME [REASON...]
+ktap_test_fail()
 {
 	local name=$1; shift
 	__ktap_n=$((__ktap_n + 1)); __ktap_fail=$((__ktap_fail + 1))
@@ -54,8 +65,8 @@ ktap_fail()
 	echo "not ok $__ktap_n $name"
 }
 
-# ktap_skip NAME REASON...
-ktap_skip()
+# ktap_test_skip NAME REASON...
+ktap_test_skip()
 {
 	local name=$1; shift
 	__ktap_n=$((__ktap_n + 1)); __ktap_skip=$((__ktap_skip + 1))
@@ -67,9 +78,9 @@ ktap_check()
 {
 	local name=$1; shift
 	if "$@"; then
-		ktap_ok "$name"
+		ktap_test_pass "$name"
 	else
-		ktap_fail "$name" "failed: $*"
+		ktap_test_fail "$name" "failed: $*"
 	fi
 }
 
@@ -87,13 +98,13 @@ ktap_rate_check()
 {
 	local name=$1; shift
 	if "$@"; then
-		ktap_ok "$name"
+		ktap_test_pass "$name"
 	elif [ "${QCN_UML_FLAVOR:-}" = debug ]; then
-		ktap_skip "$name" "rate/timing not reached under the debug kernel (failed: $*)"
+		ktap_test_skip "$name" "rate/timing not reached under the debug kernel (failed: $*)"
 	elif [ -n "${QCN_GUEST:-}" ]; then
-		ktap_skip "$name" "rate/timing not reached in the emulated guest; counted in UML and on hosts (failed: $*)"
+		ktap_test_skip "$name" "rate/timing not reached in the emulated guest; counted in UML and on hosts (failed: $*)"
 	else
-		ktap_fail "$name" "failed: $*"
+		ktap_test_fail "$name" "failed: $*"
 	fi
 }
 
@@ -151,10 +162,15 @@ ktap_info()
 	echo "# $*"
 }
 
-# Exit with the kselftest code for what was reported.
-ktap_finish()
+ktap_print_totals()
 {
 	echo "# totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
+}
+
+# Exit with the kselftest code for what was reported.
+ktap_finished()
+{
+	ktap_print_totals
 	if [ "$__ktap_fail" -gt 0 ]; then
 		exit $KSFT_FAIL
 	elif [ "$__ktap_pass" -eq 0 ] && [ "$__ktap_skip" -gt 0 ]; then
@@ -166,8 +182,9 @@ ktap_finish()
 # Skip the whole test (plan of 1) with a reason.
 ktap_skip_all()
 {
-	ktap_plan 1
-	ktap_skip "${0##*/}" "$*"
+	ktap_print_header
+	ktap_set_plan 1
+	ktap_test_skip "${0##*/}" "$*"
 	exit $KSFT_SKIP
 }
 
@@ -765,13 +782,13 @@ ktap_rejected()
 	rc=$?
 	after=$(eval "$state")
 	if [ $rc -eq 0 ]; then
-		ktap_fail "$name: accepted"
+		ktap_test_fail "$name: accepted"
 	elif [ -z "$err" ]; then
-		ktap_fail "$name: no error message"
+		ktap_test_fail "$name: no error message"
 	elif [ "$after" != "$before" ]; then
-		ktap_fail "$name: changed" "before='$before' after='$after'"
+		ktap_test_fail "$name: changed" "before='$before' after='$after'"
 	else
-		ktap_ok "$name: rejected ($(head -n1 <<<"$err" | cut -c1-70))"
+		ktap_test_pass "$name: rejected ($(head -n1 <<<"$err" | cut -c1-70))"
 	fi
 }
 

@@ -11,7 +11,8 @@ qcn_require_cmd tcpdump
 DUMP=$QCN_TOP/selftests/cnm_dump
 SEND=$QCN_TOP/selftests/cnm_send
 [ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "cnm_dump, cnm_send not built (make -C selftests all)"
-ktap_plan 14
+ktap_print_header
+ktap_set_plan 14
 tb_init
 tmp=$(mktemp -d)
 trap 'tb_cleanup; rm -rf "$tmp"' EXIT
@@ -109,7 +110,7 @@ if [ $have_dumpcap -eq 1 ]; then
 	ng() { magic "$1" 0a0d0d0a && same "$1" "$2"; }
 	ktap_check "-r of dumpcap -i eth0 (pcapng): the same lines as live" ng "$tmp/eth0.pcapng" "$tmp/live-eth0"
 else
-	ktap_skip "-r of a pcapng capture" "dumpcap not installed (Debian: wireshark-common)"
+	ktap_test_skip "-r of a pcapng capture" "dumpcap not installed (Debian: wireshark-common)"
 fi
 "$DUMP" -r "$tmp/eth0.pcap" -c 2 > "$tmp/r2"
 ktap_check "-r -c 2 stops after 2 CNMs" test "$(grep -c '^cnm ' "$tmp/r2")" -eq 2
@@ -133,4 +134,4 @@ ktap_check "-i and -r together: exit 2 and the usage" \
 	test $? -eq 2 -a -n "$(grep '^Usage' "$tmp/err")"
 "$DUMP" --help > "$tmp/help"
 ktap_check "--help: the usage on stdout, exit 0" test $? -eq 0 -a -n "$(grep -- '-r FILE' "$tmp/help")"
-ktap_finish
+ktap_finished

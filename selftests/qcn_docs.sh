@@ -135,9 +135,10 @@ for ((i = 0; i < n_readme; i++)); do
 	[[ $'\n'${EX_CMDS[$i]} == *$'\n'"scripts/topology up"* ]] && { tb=$i; break; }
 done
 if [ $tb -lt 0 ]; then
-	ktap_plan 1
-	ktap_fail "README's Examples have a scripts/topology up block" "found $n_readme blocks, none with it"
-	ktap_finish
+	ktap_print_header
+	ktap_set_plan 1
+	ktap_test_fail "README's Examples have a scripts/topology up block" "found $n_readme blocks, none with it"
+	ktap_finished
 fi
 tb_up=$(grep -v '^scripts/topology down' <<<"${EX_CMDS[$tb]}")$'\n'
 tb_down=$(grep '^scripts/topology down' <<<"${EX_CMDS[$tb]}")$'\n'
@@ -146,7 +147,8 @@ EX_NAME+=("${EX_NAME[$tb]}, down"); EX_DIR+=("$QCN_TOP"); EX_CMDS+=("$tb_down")
 down_ex=$((${#EX_NAME[@]} - 1))
 
 # each example 2 results; the counts, the tools' testbed (2), the kernel log
-ktap_plan $((2 * ${#EX_NAME[@]} + 4))
+ktap_print_header
+ktap_set_plan $((2 * ${#EX_NAME[@]} + 4))
 qcn_dmesg_mark
 ktap_check "found README's $n_readme example blocks (want $README_BLOCKS), the man pages'$found_man" \
 	test "$n_readme$found_man/$pages" = "$README_BLOCKS$want_man/$want_pages"
@@ -499,14 +501,14 @@ report_example()
 	cat "$tmp/$i.log" 2> /dev/null
 	rc=$(cat "$tmp/$i.rc" 2> /dev/null)
 	case $rc in
-	ok) ktap_ok "$name" ;;
+	ok) ktap_test_pass "$name" ;;
 	"skip "*)
-		ktap_skip "$name" "${rc#skip }"
-		ktap_skip "${EX_NAME[$i]} does what it says" "${rc#skip }"
+		ktap_test_skip "$name" "${rc#skip }"
+		ktap_test_skip "${EX_NAME[$i]} does what it says" "${rc#skip }"
 		return ;;
 	*)
-		ktap_fail "$name"
-		ktap_skip "${EX_NAME[$i]} does what it says" "it did not run"
+		ktap_test_fail "$name"
+		ktap_test_skip "${EX_NAME[$i]} does what it says" "it did not run"
 		return ;;
 	esac
 	SAID="" ADDED="" RATE=0 EXDIR=${EX_DIR[$i]}
@@ -520,13 +522,13 @@ report_example()
 		[ $r -eq 0 ] || { bad=1; break; }
 	done
 	if [ $any -eq 0 ]; then
-		ktap_skip "${EX_NAME[$i]} does what it says" "no command of it that this test checks"
+		ktap_test_skip "${EX_NAME[$i]} does what it says" "no command of it that this test checks"
 	elif [ $bad -eq 0 ]; then
-		ktap_ok "${EX_NAME[$i]} does what it says: $SAID"
+		ktap_test_pass "${EX_NAME[$i]} does what it says: $SAID"
 	elif [ "$RATE" = 1 ]; then
 		ktap_rate_check "${EX_NAME[$i]} does what it says ($SAID)" false
 	else
-		ktap_fail "${EX_NAME[$i]} does what it says" "$SAID"
+		ktap_test_fail "${EX_NAME[$i]} does what it says" "$SAID"
 	fi
 }
 
@@ -622,4 +624,4 @@ done
 flows=()
 run_example "$down_ex"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

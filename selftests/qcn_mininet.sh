@@ -20,7 +20,8 @@ qcn_require_modules
 # Mininet's lxbr switch takes the topology's name in the root namespace
 [ -e /sys/class/net/sw ] &&
 	ktap_skip_all "a device named sw exists in the root namespace (a Mininet network is up?)"
-ktap_plan 11
+ktap_print_header
+ktap_set_plan 11
 qcn_dmesg_mark
 SECS=5
 prefix=qmn$$
@@ -83,4 +84,4 @@ ktap_check "one qcnstat polled sw-pr and the senders' eth0 by attached names ($(
 	"$(val qcnstat_kinds | tr ' ' '\n' | grep -cxE 'qcn|qcn_rp')" = 2
 ktap_check "net.stop() leaves no bridge, name or shell ($(val left))" test "$(val left)" = -
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

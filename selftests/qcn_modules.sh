@@ -5,7 +5,8 @@
 # bridge.ko.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
-ktap_plan 9
+ktap_print_header
+ktap_set_plan 9
 qcn_dmesg_mark
 
 rmmod sch_qcn rp_limiter 2>/dev/null
@@ -31,13 +32,13 @@ ktap_check "both modules unload" qcn_unload sch_qcn rp_limiter
 # bridge port: loading it does not load bridge.ko
 rmmod bridge 2>/dev/null
 if grep -q '^bridge ' /proc/modules; then
-	ktap_skip "sch_qcn loads without bridge.ko" "bridge.ko is in use"
+	ktap_test_skip "sch_qcn loads without bridge.ko" "bridge.ko is in use"
 elif grep -qw br_vlan_enabled /proc/kallsyms; then
-	ktap_skip "sch_qcn loads without bridge.ko" "the bridge is built into this kernel"
+	ktap_test_skip "sch_qcn loads without bridge.ko" "the bridge is built into this kernel"
 else
 	ktap_check "sch_qcn loads without bridge.ko" \
 		bash -c "modprobe sch_qcn && ! grep -q '^bridge ' /proc/modules"
 fi
 ktap_check "modules reload" bash -c "modprobe sch_qcn && modprobe rp_limiter"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 7
+ktap_print_header
+ktap_set_plan 7
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -56,7 +57,7 @@ if [ $((t1 - t0)) -lt 850 ]; then
 	ktap_check "rate 1kbit -> 1gbit: the queue drains at once (datagram 2 $((${a2:-99999} - ${a1:-0})) ms after 1, < 920)" \
 		test -n "$a1" -a -n "$a2" -a $((${a2:-99999} - ${a1:-0})) -lt 920
 else
-	ktap_skip "rate 1kbit -> 1gbit: the change came $((t1 - t0)) ms after the burst, too late to tell a restart from the 1 s cap"
+	ktap_test_skip "rate 1kbit -> 1gbit: the change came $((t1 - t0)) ms after the burst, too late to tell a restart from the 1 s cap"
 fi
 # (with the host's own neighbour and router solicitations)
 ktap_check "rate 1kbit -> 1gbit: all 10 frames sent, none dropped" \
@@ -90,4 +91,4 @@ wait "$x1" 2>/dev/null
 nsx a tc qdisc del dev eth0 root
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

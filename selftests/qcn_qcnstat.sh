@@ -12,7 +12,8 @@ qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 25
+ktap_print_header
+ktap_set_plan 25
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -152,4 +153,4 @@ ktap_check "-d NS: without a device: exit 1 and a message" \
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -52,7 +52,8 @@ for f in sys.argv[1:]:
 mapfile -t IDS <<<"$ids"
 [ -n "$ids" ] || ktap_skip_all "no test cases in ${TESTS[*]}"
 
-ktap_plan $((${#IDS[@]} + 2))
+ktap_print_header
+ktap_set_plan $((${#IDS[@]} + 2))
 qcn_dmesg_mark
 ktap_info "tdc.py from $SRC, ${#IDS[@]} cases in ${TESTS[*]##*/}"
 
@@ -113,9 +114,9 @@ for i in ids:
 EOF
 while IFS=$'\t' read -r state name why; do
 	case "$state" in
-	pass)	ktap_ok "$name" ;;
-	skip)	ktap_fail "$name" "tdc skipped it: $why" ;;
-	*)	ktap_fail "$name" "$why" ;;
+	pass)	ktap_test_pass "$name" ;;
+	skip)	ktap_test_fail "$name" "tdc skipped it: $why" ;;
+	*)	ktap_test_fail "$name" "$why" ;;
 	esac
 done <"$TMP/ktap"
 if [ $rc -ne 0 ] || grep -qiE "traceback|exception" "$TMP/tdc.log"; then
@@ -123,4 +124,4 @@ if [ $rc -ne 0 ] || grep -qiE "traceback|exception" "$TMP/tdc.log"; then
 fi
 ktap_check "tdc.py exited with 0 (status $rc)" test $rc -eq 0
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -7,7 +7,8 @@
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_modules
-ktap_plan 9
+ktap_print_header
+ktap_set_plan 9
 qcn_dmesg_mark
 TOPO=$QCN_TOP/scripts/topology
 name=qtopo$$
@@ -41,9 +42,9 @@ if command -v gnuplot > /dev/null; then
 	ktap_check "qcnplot draws the port's rate and queue, the sender's rate, CNMs ($msg)" \
 		test -s "$tmp/run.png" -a "${msg#*(}" = "rates queue cnms)"
 else
-	ktap_skip "qcnplot draws qcnstat's CSV" "no gnuplot here"
+	ktap_test_skip "qcnplot draws qcnstat's CSV" "no gnuplot here"
 fi
 "$TOPO" --name "$name" down > /dev/null
 ktap_check "down removes it" test -z "$(ip netns list | grep "^$name-")"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -14,7 +14,8 @@ qcn_require_cmd jq
 qcn_require_modules
 CNM=$QCN_TOP/selftests/cnm_send
 [ -x "$CNM" ] || ktap_skip_all "cnm_send not built (make -C selftests all)"
-ktap_plan 10
+ktap_print_header
+ktap_set_plan 10
 qcn_dmesg_mark
 tb_init
 
@@ -86,4 +87,4 @@ ktap_check "tc -s shows the aged count" \
 	bash -c "ip netns exec $TB-a tc -s qdisc show dev eth0 | grep -q 'released 1 refused 0 aged 1'"
 
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -12,7 +12,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 13
+ktap_print_header
+ktap_set_plan 13
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -127,4 +128,4 @@ ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload
 ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

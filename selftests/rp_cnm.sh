@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 35
+ktap_print_header
+ktap_set_plan 35
 qcn_dmesg_mark
 tb_init
 TRACE=$QCN_TOP/tools/qcn-rp-trace
@@ -206,7 +207,7 @@ for s in ai hai; do
 		continue
 	fi
 	if [ -z "$f" ]; then
-		ktap_fail "$s entered when the core predicts ($p ms, +-250 ms): never seen"
+		ktap_test_fail "$s entered when the core predicts ($p ms, +-250 ms): never seen"
 		continue
 	fi
 	# polled every 20 ms; a QCN-T cycle more or fewer moves a state by t = 400 ms
@@ -242,4 +243,4 @@ ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload
 ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

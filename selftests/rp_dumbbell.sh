@@ -10,7 +10,8 @@ qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-ktap_plan 11
+ktap_print_header
+ktap_set_plan 11
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -75,4 +76,4 @@ ktap_bound qcn_queue_pct_of_plain "$(ref_pct "$qcn_q" "$plain_q")" '<' 50 \
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -11,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 3
+ktap_print_header
+ktap_set_plan 3
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -39,4 +40,4 @@ ktap_check "the last instance takes the CNMs ($m matched)" test "$m" -gt 0
 kill $flood
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

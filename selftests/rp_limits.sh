@@ -8,7 +8,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 18
+ktap_print_header
+ktap_set_plan 18
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -134,4 +135,4 @@ ktap_check "the floors themselves are accepted" \
 	nsx a tc qdisc change dev eth0 root qcn_rp time-reset 100us qcnt-period 100us byte-reset 1500
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 5
+ktap_print_header
+ktap_set_plan 5
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -53,4 +54,4 @@ nsx b "$CNM" -i eth0 -d $A -s $B -q 20 -e $B \
 ktap_check "CNMs for 2 flows never sent: counted once each, unmatched" \
 	test "$(sum cnm_rx)/$(sum cnm_unmatched)/$(sum limiters_created)" = "10/2/8"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

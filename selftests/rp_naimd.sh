@@ -14,7 +14,8 @@ QS=$QCN_TOP/tools/qcnstat
 DUMP=$QCN_TOP/selftests/cnm_dump
 [ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
 [ -x "$DUMP" ] || ktap_skip_all "selftests/cnm_dump not built (make -C selftests)"
-ktap_plan 20
+ktap_print_header
+ktap_set_plan 20
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)
@@ -113,4 +114,4 @@ done
 rm -rf "$tmp"
 tb_cleanup
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

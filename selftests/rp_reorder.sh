@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 4
+ktap_print_header
+ktap_set_plan 4
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -66,4 +67,4 @@ ktap_check "no datagram overtaken ($(awk '{print $5}' <<<"$last") reordered)" \
 	test "$(awk '{print $5}' <<<"$last")" = 0
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

@@ -10,7 +10,8 @@ source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-ktap_plan 11
+ktap_print_header
+ktap_set_plan 11
 qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
@@ -99,4 +100,4 @@ ktap_rejected "qcn_rp on a non-Ethernet device (lo)" "nsx a tc qdisc show dev lo
 
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished

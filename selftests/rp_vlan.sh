@@ -14,7 +14,8 @@ qcn_require_modules
 CNM=$QCN_TOP/selftests/cnm_send
 SEND=$QCN_TOP/selftests/udp_send
 [ -x "$CNM" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
-ktap_plan 8
+ktap_print_header
+ktap_set_plan 8
 qcn_dmesg_mark
 tb_init
 
@@ -70,4 +71,4 @@ ktap_check "the tagged flow's limiter is installed" \
 	bash -c "ip netns exec $TB-a tc -s class show dev eth0 | grep -q 'flow $N10.1:5010>$N10.100:9000/17'"
 
 ktap_check "no kernel warnings" qcn_dmesg_clean
-ktap_finish
+ktap_finished
