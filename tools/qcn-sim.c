@@ -1261,20 +1261,16 @@ static int setup_ports(const struct config *cfg)
 
 /*
  * --init-rates: source i's RP limited at rate from time 0, as just after a
- * CNM that cut it to rate: a qFb 0 CNM activates the limiter and starts
- * its counters and timer without a cut, then TR = CR = rate (at least the
- * min rate); N-AIMD's rate is set the same way.
+ * CNM that cut it to rate (qcn_rp_start(): TR = CR = rate, at least the
+ * min rate, counters and timer started); N-AIMD's source the same way
+ * (qcn_naimd_start()).  A source at the line rate draws no random number.
  */
 static void init_rate(const struct config *cfg, struct flow *f, u64 rate)
 {
-	if (rate >= cfg->rpp.max_rate)
+	if (!qcn_rp_start_rate(&cfg->rpp, rate))
 		return;
-	rate = qcn_max_u64(rate, cfg->rpp.min_rate);
-	qcn_rp_cnm(&f->rp, &cfg->rpp, 0, 0, rnd32());
-	f->rp.cr = rate;
-	f->rp.tr = rate;
-	f->na.cr = rate;
-	f->na.tr = rate;
+	qcn_rp_start(&f->rp, &cfg->rpp, rate, 0, rnd32());
+	qcn_naimd_start(&f->na, &cfg->nap, rate);
 }
 
 /* every source's RP, and its first send (greedy) or burst (on-off) */

@@ -94,6 +94,25 @@ static inline void qcn_naimd_init(struct qcn_naimd *s, const struct qcn_naimd_pa
 }
 
 /*
+ * A source that starts at rate (raised to min_rate) instead of the line
+ * rate, with no feedback yet (nothing to average): the initial condition
+ * of the convergence paper's stage three (qcn_rp_start()).  false, s
+ * unchanged, when the rate is not below max_rate.
+ */
+static inline bool qcn_naimd_start(struct qcn_naimd *s, const struct qcn_naimd_params *p,
+				   u64 rate)
+{
+	rate = rate < p->min_rate ? p->min_rate : rate;
+	if (rate >= p->max_rate)
+		return false;
+	s->cr = rate;
+	s->tr = rate;
+	s->pkts = 0;
+	s->averaged = true;
+	return true;
+}
+
+/*
  * The CP's sampling decision for one arrival: true with probability
  * 1/period (rnd uniform u32: floor(period * rnd / 2^32) == 0, exact).
  * period 0 or 1 samples every arrival.

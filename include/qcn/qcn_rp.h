@@ -284,6 +284,51 @@ static inline void qcn_rp_init(struct qcn_rp *rp, const struct qcn_rp_params *p)
 }
 
 /*
+ * A limiter that starts at a given rate: the initial condition of the
+ * convergence paper's stage three (Shu et al., sections IV-V, Figs. 5-6:
+ * the model and the NetFPGA runs start two RPs at (900, 100) or
+ * (700, 300) Mb/s with C = 1 Gb/s).  qcn_rp_start_rate() is the rate
+ * such a limiter starts at: rate raised to min_rate, or 0 when that is
+ * not below max_rate (a flow at the line rate has no limiter).
+ */
+static inline u64 qcn_rp_start_rate(const struct qcn_rp_params *p, u64 rate)
+{
+	rate = qcn_max_u64(rate, p->min_rate);
+	return rate < p->max_rate ? rate : 0;
+}
+
+/*
+ * Start rp limited at rate (qcn_rp_start_rate()) at time now, as just
+ * after a CNM that cut it to that rate: active, CR = TR = rate, both
+ * stage counts 0, the byte counter loaded with a full cycle (rnd jitters
+ * it) and the timer restarted (qcn_rnd_mix(rnd)), exactly what
+ * qcn_rp_cnm() with qFb 0 does to an inactive limiter, with CR and TR set
+ * after it.  The counters' next cycles then run the normal rules: in the
+ * qcn and qcn-t modes fast recovery towards TR = CR (no change) for
+ * threshold cycles, then active increase; in QCN-AIMD + R_AI per byte
+ * cycle; in the N-AIMD modes (no counters) CR = TR = rate with no
+ * averaging step pending, as qcn_naimd_start().  false, rp unchanged,
+ * when the rate is not below max_rate.
+ */
+static inline bool qcn_rp_start(struct qcn_rp *rp, const struct qcn_rp_params *p,
+				u64 rate, u64 now_ns, u32 rnd)
+{
+	rate = qcn_rp_start_rate(p, rate);
+	if (!rate)
+		return false;
+	rp->active = true;
+	rp->bc_stage = 0;
+	rp->timer_stage = 0;
+	rp->ap_pkts = 0;
+	rp->ap_done = true;
+	rp->bc_left = qcn_rp__bc_cycle(rp, p, rnd);
+	rp->timer_expiry_ns = now_ns + qcn_rp__timer_cycle(rp, p, qcn_rnd_mix(rnd));
+	rp->cr = rate;
+	rp->tr = rate;
+	return true;
+}
+
+/*
  * eq. (3) with the min decrease factor and min rate:
  * max(MinRate, CR * max(1 - MinDecFac, 1 - Gd*qFb)), capped at max rate.
  */

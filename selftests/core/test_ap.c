@@ -191,6 +191,25 @@ static void test_cnm_fb(void)
 	CHECK_S64(qcn_cnm_fb(&m, 10), -32767LL * 64 * 1025, "CNM Fb: extreme positive fields");
 }
 
+/* qcn_naimd_start(): a source started below the line rate (stage three) */
+static void test_start(void)
+{
+	struct qcn_naimd_params p;
+	struct qcn_naimd s;
+	int k, avg = 0;
+
+	params(&p, 50);
+	qcn_naimd_init(&s, &p);
+	CHECK(qcn_naimd_start(&s, &p, 1000000000ULL) && s.cr == 1000000000ULL &&
+	      s.tr == 1000000000ULL && s.averaged, "start: CR = TR = 1G, nothing to average");
+	for (k = 0; k < 100; k++)
+		avg += qcn_naimd_tx(&s, &p);
+	CHECK(!avg && s.cr == 1000000000ULL, "start: no averaging step before a feedback");
+	CHECK(qcn_naimd_start(&s, &p, 100) && s.cr == 1000000, "start: 100 bit/s raised to min rate 1M");
+	qcn_naimd_init(&s, &p);
+	CHECK(!qcn_naimd_start(&s, &p, G10) && s.cr == G10, "start: at the line rate, unchanged");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -199,5 +218,6 @@ int main(void)
 	test_theorem1();
 	test_cp();
 	test_cnm_fb();
+	test_start();
 	return ktap_finish();
 }

@@ -657,6 +657,113 @@ static void test_aimd(void)
 	CHECK_S64(rp.bc_left, 150000, "qcn-aimd: jitter rnd 1/2 at stage 11 reloads BC, not BC/2");
 }
 
+/*
+ * qcn_rp_start(): a limiter started at a rate (the convergence paper's
+ * stage three starts its RPs at (900, 100) Mb/s), at 1 Gb/s, as after a
+ * CNM that cut it there; then the normal cycles.
+ */
+static void test_start(void)
+{
+	struct qcn_rp_params p;
+	struct qcn_rp rp, ref;
+	int k, bad = 0;
+
+	nojitter(&p, 1 * G);
+	qcn_rp_init(&rp, &p);
+	CHECK(qcn_rp_start(&rp, &p, 100 * M, 5 * MS, 0), "start: 100M below the line rate starts");
+	CHECK(rp.active && rp.cr == 100 * M && rp.tr == 100 * M, "start: active, CR = TR = 100M");
+	CHECK(rp.bc_stage == 0 && rp.timer_stage == 0 && rp.bc_left == 150000,
+	      "start: stage counts 0, a full byte-counter cycle");
+	CHECK_U64(rp.timer_expiry_ns, 20 * MS, "start: timer from now (5 ms + T)");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_FR, "start: state FR");
+
+	/* the same state as a qFb 0 CNM on an inactive limiter, CR = TR set after */
+	p.jitter = true;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_init(&ref, &p);
+	qcn_rp_start(&rp, &p, 900 * M, 7 * MS, 0x12345678U);
+	qcn_rp_cnm(&ref, &p, 0, 7 * MS, 0x12345678U);
+	ref.cr = 900 * M;
+	ref.tr = 900 * M;
+	CHECK(rp.active == ref.active && rp.cr == ref.cr && rp.tr == ref.tr &&
+	      rp.bc_left == ref.bc_left && rp.timer_expiry_ns == ref.timer_expiry_ns &&
+	      rp.bc_stage == ref.bc_stage && rp.timer_stage == ref.timer_stage &&
+	      rp.ap_pkts == ref.ap_pkts && rp.ap_done == ref.ap_done,
+	      "start: = qFb 0 CNM then CR = TR = rate, jittered cycles alike");
+	p.jitter = false;
+
+	/* fast recovery towards TR = CR: five byte cycles change nothing */
+	qcn_rp_init(&rp, &p);
+	qcn_rp_start(&rp, &p, 100 * M, 0, 0);
+	for (k = 1; k <= 5; k++)
+		if (qcn_rp_tx(&rp, &p, 150000, 0) != QCN_RP_EV_INCREASE || rp.cr != 100 * M ||
+		    rp.tr != 100 * M || rp.bc_stage != (uint32_t)k)
+			bad++;
+	CHECK(!bad, "start: byte cycles 1-5 are FR at CR = TR = 100M");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_FR, "start: FR after 5 byte cycles");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 150000, 0), QCN_RP_EV_INCREASE, "start: 6th byte cycle expires");
+	/* AI: TR 100M + 5M, CR (100M + 105M) / 2 */
+	CHECK(rp.tr == 105 * M && rp.cr == 102500000ULL, "start: 6th byte cycle is AI, CR 102.5M");
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_AI, "start: state AI");
+
+	/* the timer runs from the start too */
+	qcn_rp_init(&rp, &p);
+	qcn_rp_start(&rp, &p, 100 * M, 0, 0);
+	CHECK_U64(qcn_rp_timer(&rp, &p, 15 * MS - 1, 0), QCN_RP_EV_NONE, "start: no timer expiry before T");
+	CHECK(qcn_rp_timer(&rp, &p, 15 * MS, 0) == QCN_RP_EV_INCREASE && rp.timer_stage == 1 &&
+	      rp.cr == 100 * M && rp.timer_expiry_ns == 30 * MS, "start: timer expiry at T is FR");
+
+	/* min rate, max rate */
+	CHECK_U64(qcn_rp_start_rate(&p, 1 * M), 5 * M, "start rate: 1M raised to min rate 5M");
+	qcn_rp_init(&rp, &p);
+	CHECK(qcn_rp_start(&rp, &p, 1 * M, 0, 0) && rp.cr == 5 * M && rp.tr == 5 * M,
+	      "start: 1M starts at min rate 5M");
+	CHECK_U64(qcn_rp_start_rate(&p, 1 * G - 1), 1 * G - 1, "start rate: 1 bit/s below max rate kept");
+	CHECK_U64(qcn_rp_start_rate(&p, 1 * G), 0, "start rate: max rate: no limiter");
+	qcn_rp_init(&rp, &p);
+	CHECK(!qcn_rp_start(&rp, &p, 1 * G, 0, 0) && !rp.active && rp.cr == 1 * G,
+	      "start: at max rate installs nothing");
+	CHECK(!qcn_rp_start(&rp, &p, 2 * G, 0, 0) && !rp.active && rp.cr == 1 * G,
+	      "start: above max rate installs nothing");
+	p.min_rate = p.max_rate;
+	CHECK_U64(qcn_rp_start_rate(&p, 1 * M), 0, "start rate: min rate = max rate: no limiter");
+	p.min_rate = 5 * M;
+
+	/* QCN-T: the timer of period t, no byte counter */
+	p.mode = QCN_RP_MODE_QCNT;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_start(&rp, &p, 100 * M, 0, 0);
+	CHECK(rp.active && rp.timer_expiry_ns == 2400000ULL, "start qcn-t: timer at t = 2.4 ms");
+	CHECK_U64(qcn_rp_tx(&rp, &p, 1000000, 0), QCN_RP_EV_NONE, "start qcn-t: no byte counter");
+	CHECK(qcn_rp_timer(&rp, &p, 2400000ULL, 0) == QCN_RP_EV_INCREASE && rp.cr == 100 * M,
+	      "start qcn-t: first expiry is FR");
+
+	/* QCN-AIMD: + R_AI per byte cycle from the start */
+	p.mode = QCN_RP_MODE_AIMD;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_start(&rp, &p, 100 * M, 0, 0);
+	CHECK_U64(qcn_rp_state(&rp, &p), QCN_RP_AI, "start qcn-aimd: state AI");
+	CHECK(qcn_rp_tx(&rp, &p, 150000, 0) == QCN_RP_EV_INCREASE && rp.cr == 105 * M &&
+	      rp.tr == 105 * M, "start qcn-aimd: one byte cycle adds R_AI");
+
+	/* N-AIMD, AP-N-AIMD: CR = TR = rate, nothing to average */
+	p.mode = QCN_RP_MODE_NAIMD;
+	qcn_rp_init(&rp, &p);
+	CHECK(qcn_rp_start(&rp, &p, 100 * M, 0, 0) && rp.active && rp.cr == 100 * M &&
+	      rp.tr == 100 * M && rp.ap_done, "start n-aimd: CR = TR = 100M, no AP step pending");
+	CHECK(qcn_rp_tx(&rp, &p, 1500, 0) == QCN_RP_EV_NONE &&
+	      qcn_rp_timer(&rp, &p, ~0ULL, 0) == QCN_RP_EV_NONE && rp.cr == 100 * M,
+	      "start n-aimd: no counters, no timer");
+	CHECK(qcn_rp_feedback(&rp, &p, -150000) == QCN_RP_EV_INCREASE && rp.tr == 100 * M &&
+	      rp.cr < 100 * M, "start n-aimd: Fb < 0 cuts from the start rate");
+	p.mode = QCN_RP_MODE_AP_NAIMD;
+	qcn_rp_init(&rp, &p);
+	qcn_rp_start(&rp, &p, 100 * M, 0, 0);
+	for (k = 0, bad = 0; k < 200; k++)
+		bad += qcn_rp_tx(&rp, &p, 1500, 0) != QCN_RP_EV_NONE;
+	CHECK(!bad && rp.cr == 100 * M && rp.active, "start ap-n-aimd: no averaging before a feedback");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -671,5 +778,6 @@ int main(void)
 	test_qcnt();
 	test_naimd();
 	test_aimd();
+	test_start();
 	return ktap_finish();
 }
