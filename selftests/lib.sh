@@ -33,6 +33,7 @@ __ktap_n=0
 __ktap_fail=0
 __ktap_pass=0
 __ktap_skip=0
+__ktap_plan=
 
 # The KTAP helpers have the names of the kernel's own
 # (tools/testing/selftests/kselftest/ktap_helpers.sh, Linux 6.6 and later)
@@ -44,9 +45,11 @@ ktap_print_header()
 	echo "TAP version 13"
 }
 
-# ktap_set_plan N: the number of results the test reports
+# ktap_set_plan N: the number of results the test reports (ktap_finished
+# holds it to that)
 ktap_set_plan()
 {
+	__ktap_plan=$1
 	echo "1..$1"
 }
 
@@ -167,9 +170,15 @@ ktap_print_totals()
 	echo "# totals: pass:$__ktap_pass fail:$__ktap_fail skip:$__ktap_skip"
 }
 
-# Exit with the kselftest code for what was reported.
+# Exit with the kselftest code for what was reported; as kselftest's
+# ksft_finished, a number of results other than the plan is a failure.
 ktap_finished()
 {
+	if [ -n "$__ktap_plan" ] && [ "$__ktap_n" -ne "$__ktap_plan" ]; then
+		echo "# Planned tests != run tests ($__ktap_plan != $__ktap_n)"
+		ktap_print_totals
+		exit $KSFT_FAIL
+	fi
 	ktap_print_totals
 	if [ "$__ktap_fail" -gt 0 ]; then
 		exit $KSFT_FAIL
@@ -186,6 +195,90 @@ ktap_skip_all()
 	ktap_set_plan 1
 	ktap_test_skip "${0##*/}" "$*"
 	exit $KSFT_SKIP
+}
+
+# ------------------------------------------------------- test functions
+# A test of separable phases runs them as selftests/net/forwarding does:
+# a function per phase, ALL_TESTS="fn1 fn2 ..." lists them in order, and
+# TESTS="fn2 ..." in the environment runs only those (make -C selftests
+# run_tests T=test.sh TESTS=fn2 passes it on).  Each function declares
+# beside it how many results it reports, so that the plan is computed:
+#
+#	test_checks fn1 3
+#	fn1() { ... three results ... }
+#	test_checks fn2 ${#CASES[@]}
+#	fn2() { for c in "${CASES[@]}"; do ...; done; }
+#	ALL_TESTS="fn1 fn2"
+#	...
+#	tests_plan [FN...]	# FN...: functions every selection runs
+#	setup			# (one of them)
+#	tests_run
+#	ktap_finished
+declare -gA __test_checks=()
+__tests_sel=
+
+# test_checks FN N: FN reports N results
+test_checks()
+{
+	__test_checks[$1]=$2
+}
+
+# __tests_count FN: FN's declared count; a test's own bug (FN not a
+# function, no count declared) ends it
+__tests_count()
+{
+	if ! declare -F "$1" > /dev/null || [ -z "${__test_checks[$1]:-}" ]; then
+		echo "${0##*/}: $1: not a function with a test_checks count" >&2
+		exit $KSFT_FAIL
+	fi
+	echo "${__test_checks[$1]}"
+}
+
+# tests_plan [FN...]: the KTAP header and the plan: the results of the
+# functions TESTS selects (default: all of ALL_TESTS) and of FN..., which
+# the test runs in any selection (setup, a closing kernel log check).  A
+# name in TESTS that ALL_TESTS does not have ends the test, status 1,
+# before any KTAP.
+tests_plan()
+{
+	local t n=0 c all want
+	# word lists, whatever the spaces, tabs and newlines between
+	# shellcheck disable=SC2086
+	all=$(echo $ALL_TESTS)
+	# shellcheck disable=SC2086
+	want=$(echo ${TESTS:-$all})
+	for t in $want; do
+		if [[ " $all " != *" $t "* ]]; then
+			echo "${0##*/}: TESTS: no test '$t' here (ALL_TESTS: $all)" >&2
+			exit $KSFT_FAIL
+		fi
+	done
+	__tests_sel=
+	for t in $all; do
+		[[ " $want " == *" $t "* ]] && __tests_sel+=${__tests_sel:+ }$t
+	done
+	for t in $__tests_sel "$@"; do
+		c=$(__tests_count "$t") || exit $KSFT_FAIL
+		n=$((n + c))
+	done
+	ktap_print_header
+	ktap_set_plan "$n"
+	[ -z "${TESTS:-}" ] || ktap_info "TESTS: $__tests_sel"
+}
+
+# tests_run: run the selected functions in ALL_TESTS's order (a later
+# phase may end the testbed); a function that reports other than its
+# count is said (ktap_finished fails the plan)
+tests_run()
+{
+	# (names of its own: the functions run see its locals, bash's scoping)
+	local __tests_fn __tests_n0
+	for __tests_fn in $__tests_sel; do
+		__tests_n0=$__ktap_n
+		"$__tests_fn"
+		[ $((__ktap_n - __tests_n0)) -eq "${__test_checks[$__tests_fn]}" ] ||
+			ktap_info "$__tests_fn: declared ${__test_checks[$__tests_fn]} results, reported $((__ktap_n - __tests_n0))"
+	done
 }
 
 qcn_require_root()
