@@ -15,8 +15,6 @@ qcn_require_modules sch_qcn
 DUMP=$QCN_TOP/selftests/cnm_dump
 SEND=$QCN_TOP/selftests/udp_send
 [ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
-ktap_print_header
-ktap_set_plan 8
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -49,42 +47,64 @@ setup()
 }
 setup || ktap_skip_all "cannot build the testbed (CONFIG_VLAN_8021Q, forwarding)"
 
-nsx r tc qdisc add dev eth1 root qcn limit 150000 rate 20mbit
-ktap_check "qcn on r's eth1 (under its VLAN device eth1.20)" test $? -eq 0
+test_checks cp_qdisc 1
+cp_qdisc()
+{
+	nsx r tc qdisc add dev eth1 root qcn limit 150000 rate 20mbit
+	ktap_check "qcn on r's eth1 (under its VLAN device eth1.20)" test $? -eq 0
+}
 st() { nsx r tc -s -j qdisc show dev eth1 | jq -r ".[0] | $1"; }
 sent() { st "$QCN_JQ_CNMS"; }
 
 # ------------------------------------ forwarded by tc mirred into VLAN 20
-nsx r tc qdisc add dev eth0 clsact &&
-nsx r tc filter add dev eth0 ingress protocol ip flower dst_ip 198.18.3.2 \
-	action mirred egress redirect dev eth1.20
-ktap_check "r redirects h1's frames for 198.18.3.2 into eth1.20" test $? -eq 0
-cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 4
-d=$TB_LAST_PID
-nsbg h1 "$SEND" -d 198.18.3.2 -p 5201 -b 5001 -s 1200 -r 40000000 -t 3 > /dev/null
-wait "$d"
-n=$(grep -c "^cnm src=[^ ]* dst=$H1 " "$TMP/h1")
-ktap_info "CP: CNMs sent $(sent), failed $(st .cnm_fail); captured on h1 $n"
-ktap_info "first CNM on h1: $(grep -m1 '^cnm ' "$TMP/h1" | cut -c1-120)"
-ktap_check "the CP sends CNMs for the redirected flow, none fails" \
-	test "$(sent)" -gt 0 -a "$(st .cnm_fail)" -eq 0
-ktap_check "they reach h1 ($n)" test "$n" -gt 0
-ktap_check "h1's CNMs are untagged (the culprit left in VLAN 20)" \
-	awk -v h="$H1" '/^cnm / { k++; if ($3 != "dst=" h || $4 != "vlan=none") bad++ }
-		END { exit !(k > 0 && !bad) }' "$TMP/h1"
-nsx r tc qdisc del dev eth0 clsact
+test_checks redirected 4
+redirected()
+{
+	nsx r tc qdisc add dev eth0 clsact &&
+	nsx r tc filter add dev eth0 ingress protocol ip flower dst_ip 198.18.3.2 \
+		action mirred egress redirect dev eth1.20
+	ktap_check "r redirects h1's frames for 198.18.3.2 into eth1.20" test $? -eq 0
+	cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 4
+	d=$TB_LAST_PID
+	nsbg h1 "$SEND" -d 198.18.3.2 -p 5201 -b 5001 -s 1200 -r 40000000 -t 3 > /dev/null
+	wait "$d"
+	n=$(grep -c "^cnm src=[^ ]* dst=$H1 " "$TMP/h1")
+	ktap_info "CP: CNMs sent $(sent), failed $(st .cnm_fail); captured on h1 $n"
+	ktap_info "first CNM on h1: $(grep -m1 '^cnm ' "$TMP/h1" | cut -c1-120)"
+	ktap_check "the CP sends CNMs for the redirected flow, none fails" \
+		test "$(sent)" -gt 0 -a "$(st .cnm_fail)" -eq 0
+	ktap_check "they reach h1 ($n)" test "$n" -gt 0
+	ktap_check "h1's CNMs are untagged (the culprit left in VLAN 20)" \
+		awk -v h="$H1" '/^cnm / { k++; if ($3 != "dst=" h || $4 != "vlan=none") bad++ }
+			END { exit !(k > 0 && !bad) }' "$TMP/h1"
+	nsx r tc qdisc del dev eth0 clsact
+}
 
 # ------------------------------------------- routed, and r's own frames
 # skipped <N: the CP skipped more than N culprits and sent nothing more
 skipped() { [ "$(st .cnm_skipped)" -gt "$1" ] && [ "$(sent)" -eq "$2" ] && [ "$(st .cnm_fail)" -eq 0 ]; }
-k0=$(st .cnm_skipped) c0=$(sent)
-nsx h1 "$SEND" -d 198.18.2.1 -p 5202 -b 5002 -s 1200 -r 40000000 -t 2 > /dev/null
-ktap_info "routed: cnm_skipped $k0 -> $(st .cnm_skipped), sent $c0 -> $(sent), failed $(st .cnm_fail)"
-ktap_check "culprits r routed (source: r's own port) are skipped, no CNM sent" skipped "$k0" "$c0"
-k0=$(st .cnm_skipped)
-nsx r "$SEND" -d 198.18.2.1 -p 5203 -b 5003 -s 1200 -r 40000000 -t 2 > /dev/null
-ktap_info "own frames: cnm_skipped $k0 -> $(st .cnm_skipped), sent $c0 -> $(sent), failed $(st .cnm_fail)"
-ktap_check "culprits r sent itself are skipped, not failed" skipped "$k0" "$c0"
+test_checks routed 2
+routed()
+{
+	k0=$(st .cnm_skipped) c0=$(sent)
+	nsx h1 "$SEND" -d 198.18.2.1 -p 5202 -b 5002 -s 1200 -r 40000000 -t 2 > /dev/null
+	ktap_info "routed: cnm_skipped $k0 -> $(st .cnm_skipped), sent $c0 -> $(sent), failed $(st .cnm_fail)"
+	ktap_check "culprits r routed (source: r's own port) are skipped, no CNM sent" skipped "$k0" "$c0"
+	k0=$(st .cnm_skipped)
+	nsx r "$SEND" -d 198.18.2.1 -p 5203 -b 5003 -s 1200 -r 40000000 -t 2 > /dev/null
+	ktap_info "own frames: cnm_skipped $k0 -> $(st .cnm_skipped), sent $c0 -> $(sent), failed $(st .cnm_fail)"
+	ktap_check "culprits r sent itself are skipped, not failed" skipped "$k0" "$c0"
+}
 
-ktap_check "no kernel warnings" qcn_dmesg_clean
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="redirected routed"
+tests_plan cp_qdisc kernel_log
+cp_qdisc
+tests_run
+kernel_log
 ktap_finished

@@ -52,8 +52,6 @@ if [ -n "$installed" ]; then
 	TS_LOAD=()
 fi
 
-ktap_print_header
-ktap_set_plan 13
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
@@ -139,57 +137,60 @@ same()
 }
 
 # ------------------------------------------------- CNMs of a congested port
-nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \
-	rate 30mbit cpid 0x1234
-capture h1 eth0 "$TMP/h1.pcap" "ether proto 0x22e7" && p1=$TB_LAST_PID &&
-capture h2 eth0 "$TMP/h2.pcap" "ether proto 0x22e7" && p2=$TB_LAST_PID ||
-	ktap_skip_all "tcpdump does not start"
-rxdrop() { nsx "$1" ip -s -j link show dev eth0 | jq '.[0].stats64.rx.dropped // 0'; }
-drop0=$(( $(rxdrop h1) + $(rxdrop h2) ))
-nsbg h1 "$SEND" -d "$QCN_NET.100" -p 5201 -s 1200 -r 40000000 -t 4 >/dev/null
-s1=$TB_LAST_PID
-nsbg h2 "$SEND" -d "$QCN_NET.100" -p 5202 -s 1200 -r 40000000 -t 4 >/dev/null
-wait "$s1" "$TB_LAST_PID" 2>/dev/null
-# the port's queue is empty (no CNM to come) and every CNM it sent is on a
-# capture or counted in the hosts' rx dropped
-ncap() { "$DUMP" -r "$1" 2>/dev/null | grep -c '^cnm '; }
-cnms_in()
+test_checks congested 5
+congested()
 {
-	[ "$(qdisc_json sw sw-pr | jq '.[0].backlog')" -eq 0 ] &&
-	[ $(( $(ncap "$TMP/h1.pcap") + $(ncap "$TMP/h2.pcap") + $(rxdrop h1) + $(rxdrop h2) - drop0 )) \
-		-ge "$(qcn_cnms_sent sw sw-pr)" ]
-} 2>/dev/null
-busywait 10000 cnms_in > /dev/null
-stop_captures "$p1" "$p2"
-mergecap -F pcap -a -w "$TMP/cp.pcap" "$TMP/h1.pcap" "$TMP/h2.pcap"
-dump_lines "$TMP/cp.pcap" >"$TMP/cp.codec"
-ts_lines "$TMP/cp.pcap" >"$TMP/cp.tshark"
-n1=$("$DUMP" -r "$TMP/h1.pcap" | grep -c '^cnm ')
-n2=$("$DUMP" -r "$TMP/h2.pcap" | grep -c '^cnm ')
-sent=$(qcn_cnms_sent sw sw-pr)
-ktap_info "CNMs captured: h1 $n1, h2 $n2 (the port sent $sent;" \
-	"tcpdump: $(grep -h 'dropped by kernel' "$TMP/h1.pcap.log" "$TMP/h2.pcap.log" | tr '\n' ' '))"
-# a CNM the receiving veth dropped (its CPU's backlog full: one CPU
-# carries every namespace's traffic under UML) was sent but is not on
-# the capture; those are counted in eth0's rx dropped
-lost=$(( $(rxdrop h1) + $(rxdrop h2) - drop0 ))
-ktap_check "no more CNMs captured on h1 ($n1) and h2 ($n2) than the port sent ($sent)" \
-	test "$n1" -gt 0 -a "$n2" -gt 0 -a "$((n1 + n2))" -le "$sent"
-ktap_bound cnm_capture_loss $((sent - n1 - n2 - lost)) '<=' "$(cnm_loss_allowance "$sent")" \
-	"the port's CNMs were captured or dropped by the hosts' eth0 ($lost)"
-ktap_check "tshark decodes the $((n1 + n2)) captured CNMs exactly as the codec" \
-	same "$TMP/cp.codec" "$TMP/cp.tshark" "port CNMs"
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 w 2 \
+		rate 30mbit cpid 0x1234
+	capture h1 eth0 "$TMP/h1.pcap" "ether proto 0x22e7" && p1=$TB_LAST_PID &&
+	capture h2 eth0 "$TMP/h2.pcap" "ether proto 0x22e7" && p2=$TB_LAST_PID ||
+		ktap_skip_all "tcpdump does not start"
+	rxdrop() { nsx "$1" ip -s -j link show dev eth0 | jq '.[0].stats64.rx.dropped // 0'; }
+	drop0=$(( $(rxdrop h1) + $(rxdrop h2) ))
+	nsbg h1 "$SEND" -d "$QCN_NET.100" -p 5201 -s 1200 -r 40000000 -t 4 >/dev/null
+	s1=$TB_LAST_PID
+	nsbg h2 "$SEND" -d "$QCN_NET.100" -p 5202 -s 1200 -r 40000000 -t 4 >/dev/null
+	wait "$s1" "$TB_LAST_PID" 2>/dev/null
+	# the port's queue is empty (no CNM to come) and every CNM it sent is on a
+	# capture or counted in the hosts' rx dropped
+	ncap() { "$DUMP" -r "$1" 2>/dev/null | grep -c '^cnm '; }
+	cnms_in()
+	{
+		[ "$(qdisc_json sw sw-pr | jq '.[0].backlog')" -eq 0 ] &&
+		[ $(( $(ncap "$TMP/h1.pcap") + $(ncap "$TMP/h2.pcap") + $(rxdrop h1) + $(rxdrop h2) - drop0 )) \
+			-ge "$(qcn_cnms_sent sw sw-pr)" ]
+	} 2>/dev/null
+	busywait 10000 cnms_in > /dev/null
+	stop_captures "$p1" "$p2"
+	mergecap -F pcap -a -w "$TMP/cp.pcap" "$TMP/h1.pcap" "$TMP/h2.pcap"
+	dump_lines "$TMP/cp.pcap" >"$TMP/cp.codec"
+	ts_lines "$TMP/cp.pcap" >"$TMP/cp.tshark"
+	n1=$("$DUMP" -r "$TMP/h1.pcap" | grep -c '^cnm ')
+	n2=$("$DUMP" -r "$TMP/h2.pcap" | grep -c '^cnm ')
+	sent=$(qcn_cnms_sent sw sw-pr)
+	ktap_info "CNMs captured: h1 $n1, h2 $n2 (the port sent $sent;" \
+		"tcpdump: $(grep -h 'dropped by kernel' "$TMP/h1.pcap.log" "$TMP/h2.pcap.log" | tr '\n' ' '))"
+	# a CNM the receiving veth dropped (its CPU's backlog full: one CPU
+	# carries every namespace's traffic under UML) was sent but is not on
+	# the capture; those are counted in eth0's rx dropped
+	lost=$(( $(rxdrop h1) + $(rxdrop h2) - drop0 ))
+	ktap_check "no more CNMs captured on h1 ($n1) and h2 ($n2) than the port sent ($sent)" \
+		test "$n1" -gt 0 -a "$n2" -gt 0 -a "$((n1 + n2))" -le "$sent"
+	ktap_bound cnm_capture_loss $((sent - n1 - n2 - lost)) '<=' "$(cnm_loss_allowance "$sent")" \
+		"the port's CNMs were captured or dropped by the hosts' eth0 ($lost)"
+	ktap_check "tshark decodes the $((n1 + n2)) captured CNMs exactly as the codec" \
+		same "$TMP/cp.codec" "$TMP/cp.tshark" "port CNMs"
 
-# the hosts' own UDP streams, as tshark dissects the encapsulated MSDU
-inner_ok()	# HOSTMAC HOSTIP DPORT: >= 95 % of the host's CNMs carry its stream
-{
-	awk -v hm="$1" -v hip="$2" -v dp="$3" -v pm="$PORT_MAC" \
-	    -v cpid="$(echo "$PORT_MAC" | tr -d :)1234" -v rip="$QCN_NET.100" '
-	$2 != hm { next }
-	{ n++ }
-	$1 == pm && $3 == cpid && $4 == hip && $5 == rip && $6 == 17 && $7 == dp && $8 == "0x0800" { ok++ }
-	END { printf "# %s: %d of %d CNMs carry %s -> %s:%s\n", hm, ok, n, hip, rip, dp
-	      exit !(n > 0 && ok * 100 >= n * 95) }' "$TMP/cp.inner"
+	# the hosts' own UDP streams, as tshark dissects the encapsulated MSDU
+	inner_ok()	# HOSTMAC HOSTIP DPORT: >= 95 % of the host's CNMs carry its stream
+	{
+		awk -v hm="$1" -v hip="$2" -v dp="$3" -v pm="$PORT_MAC" \
+		    -v cpid="$(echo "$PORT_MAC" | tr -d :)1234" -v rip="$QCN_NET.100" '
+		$2 != hm { next }
+		{ n++ }
+		$1 == pm && $3 == cpid && $4 == hip && $5 == rip && $6 == 17 && $7 == dp && $8 == "0x0800" { ok++ }
+		END { printf "# %s: %d of %d CNMs carry %s -> %s:%s\n", hm, ok, n, hip, rip, dp
+		      exit !(n > 0 && ok * 100 >= n * 95) }' "$TMP/cp.inner"
 }
 ts -n -r "$TMP/cp.pcap" -Y cnm -T fields -e eth.src -e eth.dst -e cnm.cpid -e ip.src \
 	-e ip.dst -e ip.proto -e udp.dstport -e cnm.msdu.etype >"$TMP/cp.inner"
@@ -197,18 +198,23 @@ ktap_check "tshark shows h1's IPv4/UDP stream (to port 5201) inside its CNMs" \
 	inner_ok 02:00:00:00:00:01 "$QCN_NET.1" 5201
 ktap_check "tshark shows h2's IPv4/UDP stream (to port 5202) inside its CNMs" \
 	inner_ok 02:00:00:00:00:02 "$QCN_NET.2" 5202
+}
 
 # --------------------------------------- crafted CNMs and CN-TAG frames
-capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9 or vlan" ||
-	ktap_skip_all "tcpdump does not start"
-p=$TB_LAST_PID
-out=$(nsx ca python3 "$QCN_TOP/selftests/cn_frames.py" eth0 \
-	"$(nsx cb cat /sys/class/net/eth0/address)" 02:00:00:00:00:7e)
-# the capture holds every frame sent (CNMs and CN-TAG frames)
-crafted_in()
+# (then the installed dissector reads their capture)
+test_checks crafted 7
+crafted()
 {
-	local n=$(($(sed -n 's/^sent CNM=\([0-9]*\) CNTAG=\([0-9]*\).*/\1 + \2/p' <<<"$out")))
-	[ "$(tcpdump -Z root -n -r "$TMP/craft.pcap" 2>/dev/null | wc -l)" -ge "$n" ]
+	capture cb eth0 "$TMP/craft.pcap" "ether proto 0x22e7 or ether proto 0x22e9 or vlan" ||
+		ktap_skip_all "tcpdump does not start"
+	p=$TB_LAST_PID
+	out=$(nsx ca python3 "$QCN_TOP/selftests/cn_frames.py" eth0 \
+		"$(nsx cb cat /sys/class/net/eth0/address)" 02:00:00:00:00:7e)
+	# the capture holds every frame sent (CNMs and CN-TAG frames)
+	crafted_in()
+	{
+		local n=$(($(sed -n 's/^sent CNM=\([0-9]*\) CNTAG=\([0-9]*\).*/\1 + \2/p' <<<"$out")))
+		[ "$(tcpdump -Z root -n -r "$TMP/craft.pcap" 2>/dev/null | wc -l)" -ge "$n" ]
 }
 busywait 10000 crafted_in > /dev/null
 stop_captures "$p"
@@ -253,5 +259,16 @@ else
 	make -s -C "$QCN_TOP" uninstall-wireshark WIRESHARK_LUA_DIR="$plug" >/dev/null
 	ktap_check "make uninstall-wireshark removes it" test ! -e "$plug/qcn.lua"
 fi
-ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="congested crafted"
+tests_plan kernel_log
+tests_run
+kernel_log
 ktap_finished
