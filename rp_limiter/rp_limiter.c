@@ -20,9 +20,13 @@
  *   counted unmatched and ignored, so a forged or stale CNM throttles
  *   nothing.
  * - The first CNM for a flow installs a limiter (at most `limiters`) that
- *   runs the RP core, include/qcn/qcn_rp.h.  When CR is back at the max
- *   rate the core releases it; the frames it still holds leave at the
- *   line rate (rp_limiter_release()), and the flow is unlimited again.
+ *   runs the RP core, include/qcn/qcn_rp.h.  With `start-rate`, a flow
+ *   gets one at that rate from the first frame the qdisc learns it by
+ *   (qcn_rp_start(): the convergence paper's stage three starts its RPs
+ *   at given rates), in every mode; none when `limiters` are all taken.
+ *   When CR is back at the max rate the core releases it; the frames it
+ *   still holds leave at the line rate (rp_limiter_release()), and the
+ *   flow is unlimited again.
  *   A limiter whose flow has sent nothing for RP_FLOW_AGE is released
  *   too (aged), as sch_fq forgets idle flows: no CNM can reach it any
  *   more, and without aging a flow that stops while throttled would hold
@@ -159,6 +163,7 @@ struct rp_sched {
 	u32 memory_limit;
 	u32 memory_usage;
 	u32 max_limiters;
+	u64 start_rate;			/* bit/s, new flows start limited; 0: off */
 	u8 flow_kind;
 	bool dead;
 
@@ -641,6 +646,64 @@ static struct rp_limiter *rp_limiter_touch(struct rp_sched *q,
 	return NULL;
 }
 
+/*
+ * Under q->lock: a new limiter for f, inactive at the max rate (the
+ * caller starts it); NULL, counted in limiters_refused, when `limiters`
+ * are all taken or there is no memory.
+ */
+static struct rp_limiter *rp_limiter_new(struct rp_sched *q, struct rp_flow *f)
+{
+	struct rp_limiter *lim;
+
+	if (q->nlim >= q->max_limiters) {
+		q->st.limiters_refused++;
+		return NULL;
+	}
+	lim = kmem_cache_zalloc(rp_limiter_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (!lim || xa_alloc_cyclic(&q->ids, &lim->id, lim,
+				    XA_LIMIT(1, RP_MAX_LIMITERS),
+				    &q->next_id, GFP_ATOMIC | __GFP_NOWARN) < 0) {
+		if (lim)
+			kmem_cache_free(rp_limiter_cache, lim);
+		q->st.limiters_refused++;
+		return NULL;
+	}
+	qcn_rp_init(&lim->rp, &q->p);
+	lim->flow = f;
+	lim->hold = q->direct_in;
+	RB_CLEAR_NODE(&lim->wake_node);
+	list_add_tail(&lim->list, &q->limiters);
+	q->nlim++;
+	q->st.limiters_created++;
+	f->lim = lim;
+	return lim;
+}
+
+/*
+ * Under q->lock: f is new (its first frame is being queued) and the
+ * qdisc has a start-rate: f starts limited at it, as the RPs of the
+ * convergence paper's stage three start at given rates (qcn_rp_start():
+ * as just after a CNM that cut it there; in the N-AIMD modes CR = TR =
+ * the rate).  Without a free limiter f starts unlimited
+ * (limiters_refused).
+ */
+static struct rp_limiter *rp_limiter_start(struct rp_sched *q, struct rp_flow *f,
+					   u64 rate)
+{
+	struct rp_limiter *lim;
+
+	/* rp_change() keeps min-rate <= rate < maxrate; the core agrees */
+	if (!qcn_rp_start_rate(&q->p, rate))
+		return NULL;
+	lim = rp_limiter_new(q, f);
+	if (!lim)
+		return NULL;
+	qcn_rp_start(&lim->rp, &q->p, rate, ktime_get_ns(), get_random_u32());
+	q->st.limiters_started++;
+	rp_limiter_plan(q, lim);
+	return lim;
+}
+
 /* ---------------------------------------------------------- CNM intake */
 
 /*
@@ -677,27 +740,9 @@ static bool rp_cnm(struct rp_sched *q, const struct qcn_cnm *m)
 			return true;	/* a flow at line rate: nothing to raise */
 	}
 	if (!lim) {
-		if (q->nlim >= q->max_limiters) {
-			q->st.limiters_refused++;
+		lim = rp_limiter_new(q, f);
+		if (!lim)
 			return true;
-		}
-		lim = kmem_cache_zalloc(rp_limiter_cache, GFP_ATOMIC | __GFP_NOWARN);
-		if (!lim || xa_alloc_cyclic(&q->ids, &lim->id, lim,
-					    XA_LIMIT(1, RP_MAX_LIMITERS),
-					    &q->next_id, GFP_ATOMIC | __GFP_NOWARN) < 0) {
-			if (lim)
-				kmem_cache_free(rp_limiter_cache, lim);
-			q->st.limiters_refused++;
-			return true;
-		}
-		qcn_rp_init(&lim->rp, &q->p);
-		lim->flow = f;
-		lim->hold = q->direct_in;
-		RB_CLEAR_NODE(&lim->wake_node);
-		list_add_tail(&lim->list, &q->limiters);
-		q->nlim++;
-		q->st.limiters_created++;
-		f->lim = lim;
 	}
 	lim->cnm_rx++;
 	if (sgn) {
@@ -935,6 +980,8 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u32 len = qdisc_pkt_len(skb);
 	struct rp_limiter *lim;
 	struct rp_flow *f;
+	bool learned = false;
+	u64 start;
 	u32 h, b;
 
 	if (unlikely(sch->qstats.backlog + len > READ_ONCE(q->limit))) {
@@ -965,12 +1012,16 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 				hlist_add_head(&f->node, &q->flows[b]);
 				rp_seen_inc(q, h);
 				q->nflows++;
+				learned = true;
 			}
 		}
 	}
 	lim = f ? f->lim : NULL;
 	if (f)
 		f->last_tx = jiffies;
+	start = READ_ONCE(q->start_rate);
+	if (learned && start)
+		lim = rp_limiter_start(q, f, start);
 	/* an idle limiter's timer has not run since it went idle */
 	if (lim && !lim->queued)
 		lim = rp_limiter_touch(q, lim, ktime_get_ns());
@@ -1292,6 +1343,7 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_AP_PKTS]	 = NLA_POLICY_FULL_RANGE(NLA_U32, &rp_ap_pkts_range),
 	[TCA_QCN_RP_W_EXP]	 = NLA_POLICY_RANGE(NLA_S32, QCN_CP_W_EXP_MIN,
 						    QCN_CP_W_EXP_MAX),
+	[TCA_QCN_RP_START_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
 };
 
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1303,6 +1355,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
 	bool mode_changed;
+	u64 start_rate;
 	u8 kind;
 	int err;
 
@@ -1318,6 +1371,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	flow_limit = q->flow_limit;
 	memory_limit = q->memory_limit;
 	max_limiters = q->max_limiters;
+	start_rate = q->start_rate;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
 
@@ -1369,6 +1423,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		p.ap_pkts = nla_get_u32(tb[TCA_QCN_RP_AP_PKTS]);
 	if (tb[TCA_QCN_RP_W_EXP])
 		p.w_exp = nla_get_s32(tb[TCA_QCN_RP_W_EXP]);
+	if (tb[TCA_QCN_RP_START_RATE])
+		start_rate = nla_get_u64(tb[TCA_QCN_RP_START_RATE]) * 8;
 
 	if (p.min_rate > p.max_rate) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
@@ -1381,6 +1437,19 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!qcn_rp_signed(&p) && !p.ai_rate && !p.hai_rate) {
 		NL_SET_ERR_MSG(extack,
 			       "qcn_rp: ai-rate and hai-rate both 0: a limiter could never be released");
+		return -EINVAL;
+	}
+	/*
+	 * A flow at maxrate has no limiter, and below min-rate the core
+	 * would raise it: a start-rate out of that range is a mistake, not
+	 * a request to turn the option off (0 does that).
+	 */
+	if (start_rate && start_rate >= p.max_rate) {
+		NL_SET_ERR_MSG(extack, "qcn_rp: start-rate must be below maxrate (0 turns it off)");
+		return -EINVAL;
+	}
+	if (start_rate && start_rate < p.min_rate) {
+		NL_SET_ERR_MSG(extack, "qcn_rp: start-rate must not be below min-rate");
 		return -EINVAL;
 	}
 	/* QCN-AIMD increases by R_AI alone (eq. 27): R_HAI does not help */
@@ -1407,6 +1476,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->flow_limit, flow_limit);
 	WRITE_ONCE(q->memory_limit, memory_limit);
 	WRITE_ONCE(q->max_limiters, max_limiters);
+	WRITE_ONCE(q->start_rate, start_rate);	/* flows learned from now on */
 	/*
 	 * keys change meaning, or the limiters' state does (a QCN limiter
 	 * has counters and a timer, an N-AIMD one neither): every flow
@@ -1524,6 +1594,7 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct qcn_rp_params p;
 	struct nlattr *opts;
 	u32 limit, limiters, flow_limit, memory_limit;
+	u64 start_rate;
 	u8 kind;
 
 	spin_lock_bh(&q->lock);
@@ -1532,6 +1603,7 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	flow_limit = q->flow_limit;
 	memory_limit = q->memory_limit;
 	limiters = q->max_limiters;
+	start_rate = q->start_rate;
 	kind = q->flow_kind;
 	spin_unlock_bh(&q->lock);
 
@@ -1562,7 +1634,9 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_RP_NAIMD_GD, p.naimd_gd) ||
 	    nla_put_u32(skb, TCA_QCN_RP_FB_UNIT, p.fb_unit) ||
 	    nla_put_u32(skb, TCA_QCN_RP_AP_PKTS, p.ap_pkts) ||
-	    nla_put_s32(skb, TCA_QCN_RP_W_EXP, p.w_exp))
+	    nla_put_s32(skb, TCA_QCN_RP_W_EXP, p.w_exp) ||
+	    nla_put_u64_64bit(skb, TCA_QCN_RP_START_RATE, start_rate / 8,
+			      TCA_QCN_RP_PAD))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -28,7 +28,7 @@ export PATH="$QCN_TOP/tools:$QCN_TOP/selftests:$PATH"
 # seen, not skipped.
 README_BLOCKS=4
 MAN_ORDER=(tc-qcn tc-qcn_rp qcn-model cnm_send cnm_dump qcnstat qcnplot)
-declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=3 [qcn-model]=4 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3
+declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=4 [qcn-model]=4 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3
 		       [qcnplot]=1)
 # a command that runs until stopped, or longer than this (s), is cut here
 # (timeout): it must still be running then (status 124).  Under the debug

@@ -14,6 +14,7 @@ static void explain(void)
 {
 	fprintf(stderr,
 		"Usage: ... qcn_rp [ maxrate|max-rate RATE ] [ min-rate RATE ]\n"
+		"                  [ start-rate RATE ]\n"
 		"                  [ gd N ] [ min-dec PERCENT ]\n"
 		"                  [ ai-rate RATE ] [ hai-rate RATE ]\n"
 		"                  [ byte-reset BYTES ] [ time-reset TIME ] [ threshold N ]\n"
@@ -53,7 +54,8 @@ static const char * const rp_opts[] = {
 	"maxrate", "max-rate", "gd", "ai-rate", "hai-rate", "byte-reset",
 	"time-reset", "threshold", "min-rate", "min-dec", "mode", "qcnt-period",
 	"limiters", "flow", "limit", "jitter", "flow_limit", "memory_limit",
-	"naimd-gi", "naimd-ru", "naimd-gd", "fb-unit", "ap-packets", "w", NULL
+	"naimd-gi", "naimd-ru", "naimd-gd", "fb-unit", "ap-packets", "w",
+	"start-rate", NULL
 };
 
 static int rp_bad(const char *what, const char *arg)
@@ -152,6 +154,8 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			err = rp_rate_opt(n, TCA_QCN_RP_HAI_RATE, opt, *argv, 0);
 		else if (strcmp(opt, "min-rate") == 0)
 			err = rp_rate_opt(n, TCA_QCN_RP_MIN_RATE, opt, *argv, 1);
+		else if (strcmp(opt, "start-rate") == 0)	/* 0: off */
+			err = rp_rate_opt(n, TCA_QCN_RP_START_RATE, opt, *argv, 0);
 		else if (strcmp(opt, "gd") == 0)
 			err = rp_uint_opt(n, TCA_QCN_RP_GD, opt, *argv, 0,
 					  QCN_RP_MAX_GD_SHIFT);
@@ -308,6 +312,16 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	U32(TCA_QCN_RP_AP_PKTS, "ap_packets", "ap-packets");
 	if (rta_ok_len(tb[TCA_QCN_RP_W_EXP], 4))
 		tcq_print_pow2("w", "w_exp", "w %g ", rta_s32(tb[TCA_QCN_RP_W_EXP]));
+	/*
+	 * start-rate: 0 is off, in JSON only (start_rate 0); absent from a
+	 * module older than this plugin
+	 */
+	if (rta_ok_len(tb[TCA_QCN_RP_START_RATE], 8)) {
+		__u64 start = rta_u64(tb[TCA_QCN_RP_START_RATE]);
+
+		print_color_rate(use_iec, start ? PRINT_ANY : PRINT_JSON, COLOR_NONE,
+				 "start_rate", "start-rate %s ", start);
+	}
 #undef RATE
 #undef U32
 #undef TIME
@@ -371,6 +385,12 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 						  sizeof(s->limiters_aged)))
 			tcq_print_u64("limiters_aged", " aged %llu",
 				      (unsigned long long)s->limiters_aged);
+		/* nor install limiters at start-rate */
+		if (RTA_PAYLOAD(xstats) >= (int)(offsetof(struct tc_qcn_rp_xstats,
+							   limiters_started) +
+						  sizeof(s->limiters_started)))
+			tcq_print_u64("limiters_started", " started %llu",
+				      (unsigned long long)s->limiters_started);
 		print_nl();
 		tcq_print_uint("flows", "  flows %u", s->flows);
 		tcq_print_u64("throttled", " throttled %llu",

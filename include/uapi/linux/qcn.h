@@ -233,6 +233,7 @@ enum {
 	TCA_QCN_RP_FB_UNIT,	/* u32: bytes per unit of Fb (eq. 14) */
 	TCA_QCN_RP_AP_PKTS,	/* u32: AP: average after N packets (T/2) */
 	TCA_QCN_RP_W_EXP,	/* s32: the CPs' w = 2^W_EXP, to rebuild Fb */
+	TCA_QCN_RP_START_RATE,	/* u64: new flows start limited, bytes/s; 0 = off */
 	__TCA_QCN_RP_MAX
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
@@ -264,6 +265,7 @@ struct tc_qcn_rp_xstats {
 	__u64	ap_steps;		/* ap-n-aimd: averaging steps taken */
 	__u64	limiters_aged;		/* released because their flow went idle */
 	__u64	stamp_ns;		/* CLOCK_MONOTONIC when read: rates */
+	__u64	limiters_started;	/* installed at start_rate for a new flow */
 };
 
 enum tc_qcn_rp_state {

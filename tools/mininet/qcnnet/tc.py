@@ -24,7 +24,7 @@ QCN_RP_OPTS = ('maxrate', 'max-rate', 'gd', 'ai-rate', 'hai-rate',
                'byte-reset', 'time-reset', 'threshold', 'min-rate', 'min-dec',
                'mode', 'qcnt-period', 'limiters', 'flow', 'limit', 'jitter',
                'flow_limit', 'memory_limit', 'naimd-gi', 'naimd-ru',
-               'naimd-gd', 'fb-unit', 'ap-packets', 'w')
+               'naimd-gd', 'fb-unit', 'ap-packets', 'w', 'start-rate')
 # the xstats of qcn that count the CNMs sent, one per culprit selection
 QCN_CNM_KEYS = ('cnm_arrival', 'cnm_occupancy', 'cnm_two_samples')
 
