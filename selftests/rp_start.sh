@@ -81,10 +81,6 @@ idle() { [ "$(xs qlen)" = 0 ]; }
 busywait 5000 idle > /dev/null
 
 # ---- a new flow: limited at start-rate from its first frame
-# the qdisc's bytes before it (qcnstat's qdisc row, as after it)
-qbytes() { nsx a "$QS" -d eth0 -c 1 | qcnstat_cols /dev/stdin kind bytes |
-	awk -F'\t' '$1 == "qcn_rp" { print $2 }'; }
-b0=$(qbytes)
 nsbg a "$QS" -d eth0 -i 20ms -t 30s > "$tmp/poll"
 qs=$TB_LAST_PID
 polling() { [ "$(grep -c . "$tmp/poll" 2> /dev/null)" -ge 2 ]; }
@@ -101,37 +97,48 @@ spans() { qcnstat_cols "$tmp/poll" t_ms kind flow 2> /dev/null |
 		END { exit !(n && t - t0 >= 1000) }'; }
 busywait 15000 spans > /dev/null
 stopped "$f2"
-# every byte the qdisc sent since the flow started left through its
-# limiter: it was there for the first frame.  One dump per try, until
-# the qdisc is empty: its bytes and the limiter's at once.
+kill "$qs" 2> /dev/null
+wait "$qs" 2> /dev/null
+busywait 5000 idle > /dev/null
+
+# every byte the qdisc sent since a new flow started left through its
+# limiter: it was there for the first frame.  The flow sends 100 frames
+# below start-rate, so that its limiter holds no queue and the dump right
+# after the last frame finds it (a limiter ages out 2 s after its flow's
+# last frame); one dump gives the qdisc's bytes and the limiter's at once.
+qbytes() { nsx a "$QS" -d eth0 -c 1 | qcnstat_cols /dev/stdin kind bytes |
+	awk -F'\t' '$1 == "qcn_rp" { print $2 }'; }
+b0=$(qbytes)
+flow 9004 5mbit -c 100
+wait "$TB_LAST_PID" 2> /dev/null
 drained() { nsx a "$QS" -d eth0 -c 1 | qcnstat_cols /dev/stdin kind flow qlen bytes > "$tmp/end"
 	awk -F'\t' '$1 == "qcn_rp" && $3 == 0 { ok = 1 } END { exit !ok }' "$tmp/end"; }
 busywait 5000 drained > /dev/null
 b1=$(awk -F'\t' '$1 == "qcn_rp" { print $4 }' "$tmp/end")
-l1=$(awk -F'\t' '$1 == "qcn_rp-limiter" && index($2, ":9001/") { print $4 }' "$tmp/end")
+l1=$(awk -F'\t' '$1 == "qcn_rp-limiter" && index($2, ":9004/") { print $4 }' "$tmp/end")
 ktap_check "every byte sent since the flow's first frame went through its limiter ($l1 of $((b1 - b0)) bytes)" \
 	test -n "$l1" -a "${l1:-0}" -gt 0 -a "${l1:-0}" = "$((b1 - b0))"
-kill "$qs" 2> /dev/null
-wait "$qs" 2> /dev/null
 qcnstat_cols "$tmp/poll" t_ms kind flow bytes cr_bps tr_bps state |
 	awk -F'\t' '$2 == "qcn_rp-limiter" && index($3, ":9001/") { print $1, $4, $5, $6, $7 }' > "$tmp/f2"
 read -r _ _ cr tr st < "$tmp/f2"
 ktap_check "its first dump: cr = tr = start-rate, fast recovery ($cr $tr $st)" \
 	test "$cr $tr $st" = "$START $START fr"
 # the first 800 ms of the limiter's dumps (in fast recovery throughout):
-# the rate its bytes went at.  Without the limiter the flow would go at
-# its offered 50 Mbit/s, with one at maxrate up to 100.
+# the rate its bytes went at.  UML reads 7.5-9.9 Mbit/s with the other
+# CPU loaded; without the limiter the flow goes at its offered 50 Mbit/s,
+# with one at maxrate up to 100.
 win=$(awk 'NR == 1 { t0 = $1; b0 = $2 } $1 - t0 <= 800 { t = $1; b = $2 }
 	END { if (t > t0) printf "%.2f", (b - b0) * 8 / (t - t0) / 1000; else print "none" }' "$tmp/f2")
-ktap_bound --timing first_window_mbps "$win" in 8:12 \
+ktap_bound --timing first_window_mbps "$win" in 5:15 \
 	"the first window's rate is start-rate's 10 Mbit/s ($win Mbit/s over $(wc -l < "$tmp/f2") dumps)"
 
 # ---- qcn mode, no congestion: the RP's own increase raises the rate
+s0=$(xs limiters_started)
 flow 9002 50mbit -t 120 -B 1000000
 f3=$TB_LAST_PID
-busywait 5000 started 2 > /dev/null
+busywait 5000 started $((s0 + 1)) > /dev/null
 # CR at twice start-rate, or the limiter released at maxrate by the core
-# (not aged: the previous flow's limiter ages out meanwhile)
+# (not aged: the previous flows' limiters age out meanwhile)
 risen() {
 	local l
 	l=$(lim 9002)
@@ -177,8 +184,11 @@ f4=$TB_LAST_PID
 wait "$f4" 2> /dev/null
 refused() { [ "$(xs limiters_refused)" -ge "$1" ]; }
 busywait 5000 refused $((r0 + 1)) > /dev/null
+# (the refusal is the fact checked; limiters_active is said, not
+# compared: an emulated guest that stalls the first flow's sender for 2 s
+# ages that flow's limiter out)
 ktap_check "limiters 1 taken: the next new flow starts unlimited, counted refused ($r0 -> $(xs limiters_refused), active $(xs limiters_active))" \
-	test "$(xs limiters_refused)/$(xs limiters_active)/$(lim 9003)" = "$((r0 + 1))/1/"
+	test "$(xs limiters_refused)/$(lim 9003)" = "$((r0 + 1))/"
 
 # ---- start-rate 0: off again (the mode change forgets the flows)
 s0=$(xs limiters_started)
