@@ -3,10 +3,11 @@
 # qcn_tdc.sh [FILE.json...]: tc-testing (tdc) cases run by the kernel's own
 # tdc.py with its nsPlugin, one KTAP point per case.  Without arguments:
 # tc-testing/qcn.json, every qcn option set and shown back (checked with
-# jq -e on tc -j), every bad value rejected with the qdisc unchanged.
-# qcn_tdc_class.sh and qcn_tdc_rp.sh run qcn_class.json and qcn_rp.json:
-# one file each keeps every run well within the runner's per-test timeout
-# in the emulator.
+# jq -e on tc -j).  qcn_tdc_reject.sh, qcn_tdc_class.sh, qcn_tdc_rp.sh and
+# qcn_tdc_rp_reject.sh run the other files: the bad values, rejected with
+# the qdisc unchanged, apart from the options set, one file each, so that
+# every run stays well within the runner's per-test timeout in the
+# emulator.
 source "$(dirname "$0")/lib.sh"
 for f in "$@"; do	# absolute: tdc.py runs in its own folder
 	set -- "$@" "$(realpath "$f")"
