@@ -11,7 +11,7 @@ qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
-[ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+qcn_require_built "$DUMP"
 # the culprit selection of the second and third phases ("arrival" in
 # either must fail the victim checks)
 CP_DRR_OCC=${CP_DRR_OCC:-occupancy}

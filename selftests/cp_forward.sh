@@ -14,7 +14,7 @@ qcn_require_cmd jq
 qcn_require_modules sch_qcn
 DUMP=$QCN_TOP/selftests/cnm_dump
 SEND=$QCN_TOP/selftests/udp_send
-[ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
+qcn_require_built "$DUMP" "$SEND"
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)

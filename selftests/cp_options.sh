@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 SEND="$QCN_TOP/selftests/udp_send"
-[ -x "$SEND" ] || ktap_skip_all "udp_send not built (make -C selftests all)"
+qcn_require_built "$SEND"
 qcn_require_modules sch_qcn
 qcn_dmesg_mark
 tb_init

@@ -15,7 +15,7 @@ qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
-[ -x "$DUMP" ] || ktap_skip_all "cnm_dump not built (make -C selftests all)"
+qcn_require_built "$DUMP"
 ktap_print_header
 ktap_set_plan 7
 qcn_dmesg_mark

@@ -21,7 +21,7 @@ qcn_require_cmd jq bridge
 qcn_require_modules
 DUMP="$QCN_TOP/selftests/cnm_dump"
 SEND="$QCN_TOP/selftests/udp_send"
-[ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
+qcn_require_built "$DUMP" "$SEND"
 ktap_print_header
 ktap_set_plan 12
 qcn_dmesg_mark

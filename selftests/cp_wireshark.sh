@@ -13,7 +13,7 @@ qcn_require_modules sch_qcn
 DUMP="$QCN_TOP/selftests/cnm_dump"
 SEND="$QCN_TOP/selftests/udp_send"
 LUA="$QCN_TOP/tools/wireshark/qcn.lua"
-[ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "cnm_dump/udp_send not built (make -C selftests all)"
+qcn_require_built "$DUMP" "$SEND"
 TMP=$(mktemp -d)
 trap 'tb_cleanup; rm -rf "$TMP"' EXIT
 : >"$TMP/ts.err"

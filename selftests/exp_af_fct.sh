@@ -31,7 +31,7 @@ fast_require
 # mode,flow,kbps,share_pct,within25_pct; fct-MODE.csv: every flow,
 # flow_gen's columns and the source; default none).
 GEN=$QCN_TOP/selftests/flow_gen
-[ -x "$GEN" ] || ktap_skip_all "selftests/flow_gen not built (make -C selftests)"
+qcn_require_built "$GEN"
 RATE=${FAST_AF_RATE:-500mbit}
 MODES=${FAST_AF_MODES:-"qcn af"}
 DUR=${FAST_AF_DUR:-16}

@@ -296,6 +296,21 @@ qcn_require_cmd()
 	done
 }
 
+# Require this tree's programs (PATH...: absolute, or relative to the tree),
+# skipping with the make target that builds a missing one.
+qcn_require_built()
+{
+	local f rel
+	for f in "$@"; do
+		[ -x "$f" ] || [ -x "$QCN_TOP/$f" ] && continue
+		rel=${f#"$QCN_TOP"/}
+		case $rel in
+		selftests/*)	ktap_skip_all "$rel not built (make -C selftests)" ;;
+		*)		ktap_skip_all "$rel not built (make tools)" ;;
+		esac
+	done
+}
+
 # Load a module: installed (modprobe) or from this tree's build folder.
 qcn_load_module()
 {

@@ -17,7 +17,7 @@ fast_require()
 		ktap_skip_all "needs native speed (run it in scripts/uml-run or on a host), not the TCG guest"
 	qcn_require_cmd iperf3 jq ethtool
 	qcn_require_modules
-	[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+	qcn_require_built "$QS"
 }
 
 # fast_servers N [IPERF3 OPTIONS]: iperf3 servers for flows 1..N in r

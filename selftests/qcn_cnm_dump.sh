@@ -10,7 +10,7 @@ qcn_require_root
 qcn_require_cmd tcpdump
 DUMP=$QCN_TOP/selftests/cnm_dump
 SEND=$QCN_TOP/selftests/cnm_send
-[ -x "$DUMP" ] && [ -x "$SEND" ] || ktap_skip_all "cnm_dump, cnm_send not built (make -C selftests all)"
+qcn_require_built "$DUMP" "$SEND"
 ktap_print_header
 ktap_set_plan 14
 tb_init

@@ -10,9 +10,7 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
-for b in tools/qcnstat selftests/cnm_dump selftests/cnm_send selftests/udp_send; do
-	[ -x "$QCN_TOP/$b" ] || ktap_skip_all "$b is not built (make tools helpers)"
-done
+qcn_require_built tools/qcnstat selftests/cnm_dump selftests/cnm_send selftests/udp_send
 # the examples name the default testbed, qcn-h1, qcn-sw, ...
 if ip netns list 2>/dev/null | grep -q '^qcn-'; then
 	ktap_skip_all "namespaces qcn-* exist (a testbed is up: scripts/topology down), the examples' names are taken"

@@ -16,7 +16,7 @@ PY=/usr/bin/python3
 	ktap_skip_all "needs Mininet (Debian's mininet: scripts/setup installs it)"
 qcn_require_cmd mnexec brctl ifconfig iperf3
 qcn_require_modules
-[ -x "$QCN_TOP/tools/qcnstat" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+qcn_require_built tools/qcnstat
 # Mininet's lxbr switch takes the topology's name in the root namespace
 [ -e /sys/class/net/sw ] &&
 	ktap_skip_all "a device named sw exists in the root namespace (a Mininet network is up?)"

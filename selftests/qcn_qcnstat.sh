@@ -11,7 +11,7 @@ qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+qcn_require_built "$QS"
 qcn_dmesg_mark
 tb_init
 tmp=$(mktemp -d)

@@ -13,7 +13,7 @@ qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 CNM=$QCN_TOP/selftests/cnm_send
-[ -x "$CNM" ] || ktap_skip_all "cnm_send not built (make -C selftests all)"
+qcn_require_built "$CNM"
 qcn_dmesg_mark
 tb_init
 

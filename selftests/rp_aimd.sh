@@ -18,8 +18,7 @@ qcn_dmesg_mark
 tb_init
 CNM=$QCN_TOP/selftests/cnm_send
 QS=$QCN_TOP/tools/qcnstat
-[ -x "$CNM" ] || ktap_skip_all "selftests/cnm_send not built (make -C selftests)"
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+qcn_require_built "$CNM" "$QS"
 tmp=$(mktemp -d)
 
 tb_rp_pair || ktap_skip_all "cannot build the testbed"

@@ -15,8 +15,7 @@ TRACE=$QCN_TOP/tools/qcn-rp-trace
 CNM=$QCN_TOP/selftests/cnm_send
 SINK=$QCN_TOP/selftests/udp_sink
 QS=$QCN_TOP/tools/qcnstat
-[ -x "$TRACE" ] || ktap_skip_all "tools/qcn-rp-trace not built (make tools)"
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+qcn_require_built "$TRACE" "$QS"
 tmp=$(mktemp -d)
 
 tb_rp_pair || ktap_skip_all "cannot build the testbed"

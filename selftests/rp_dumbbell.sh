@@ -9,7 +9,7 @@ qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
+qcn_require_built "$QS"
 ktap_print_header
 ktap_set_plan 11
 qcn_dmesg_mark

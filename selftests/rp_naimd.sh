@@ -12,8 +12,7 @@ qcn_require_cmd jq
 qcn_require_modules
 QS=$QCN_TOP/tools/qcnstat
 DUMP=$QCN_TOP/selftests/cnm_dump
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-[ -x "$DUMP" ] || ktap_skip_all "selftests/cnm_dump not built (make -C selftests)"
+qcn_require_built "$QS" "$DUMP"
 ktap_print_header
 ktap_set_plan 20
 qcn_dmesg_mark

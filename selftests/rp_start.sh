@@ -26,8 +26,7 @@ qcn_dmesg_mark
 tb_init
 QS=$QCN_TOP/tools/qcnstat
 US=$QCN_TOP/selftests/udp_send
-[ -x "$QS" ] || ktap_skip_all "tools/qcnstat not built (make tools)"
-[ -x "$US" ] || ktap_skip_all "selftests/udp_send not built (make -C selftests)"
+qcn_require_built "$QS" "$US"
 tmp=$(mktemp -d)
 
 tb_rp_pair || ktap_skip_all "cannot build the testbed"

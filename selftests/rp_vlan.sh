@@ -13,7 +13,7 @@ qcn_require_cmd jq
 qcn_require_modules
 CNM=$QCN_TOP/selftests/cnm_send
 SEND=$QCN_TOP/selftests/udp_send
-[ -x "$CNM" ] && [ -x "$SEND" ] || ktap_skip_all "helpers not built (make -C selftests all)"
+qcn_require_built "$CNM" "$SEND"
 ktap_print_header
 ktap_set_plan 8
 qcn_dmesg_mark
