@@ -30,6 +30,7 @@
 
 #define MAX_FLOWS	64
 #define MAX_PORTS	8
+#define MAX_LINK_AT	8	/* --link-at changes */
 #define MAX_CONNS	64
 #define EXIT_USAGE	2
 
@@ -49,6 +50,11 @@ static const char usage_text[] =
 "                         port (default one port, 10gbit)\n"
 "      --paths P1,P2,..   each flow's ports, '+' between hops, ports counted\n"
 "                         from 1 (e.g. 1,1+2,2: a parking lot; default: all 1)\n"
+"      --link-at TIME:R1,R2,..\n"
+"                         from TIME on, the ports serve at these rates (one\n"
+"                         per port, as --link; repeatable, times increasing,\n"
+"                         up to 8): a service rate cut and restored; a frame\n"
+"                         in service finishes at the rate it started at\n"
 "  -r, --rtt TIME         round-trip time source <-> CP (default 50us)\n"
 "  -p, --pkt BYTES        frame size, 64..65535 (default 1000)\n"
 "  -t, --time TIME        simulated time (default 6s)\n"
@@ -180,7 +186,7 @@ static const char usage_text[] =
 "Exit status 0, or 2 on bad usage.\n";
 
 enum ev_type { EV_SEND, EV_ARRIVE, EV_DEPART, EV_CNM, EV_AF, EV_STEP, EV_CAPS,
-	       EV_BURST, EV_FLOW, EV_RETX };
+	       EV_BURST, EV_FLOW, EV_RETX, EV_LINK };
 enum src_kind { SRC_GREEDY, SRC_ONOFF, SRC_FINITE };
 enum sched { SCHED_FIFO, SCHED_DRR };
 enum sample { SAMPLE_ARRIVAL, SAMPLE_OCCUPANCY, SAMPLE_TWO };
@@ -481,6 +487,8 @@ struct port {
 	/* over the window: time integrals of Q, Q^2 and of Q == 0 */
 	double qint, q2int, empty_ns;
 	u64 qlast_t, qmin, qmax, win_bytes, cnms, drops;
+	double cap_bits;	/* the window's capacity up to cap_t (--link-at) */
+	u64 cap_t;
 };
 
 static int nflows = 4, nports = 1;
@@ -592,16 +600,28 @@ static void port_account(struct port *p, u64 now, u64 from)
 	}
 }
 
+/* the window's capacity: the bits p could serve from from to now */
+static void port_capacity(struct port *p, u64 now, u64 from)
+{
+	u64 t0 = p->cap_t > from ? p->cap_t : from;
+
+	if (now > t0)
+		p->cap_bits += p->rate * (double)(now - t0) / 1e9;
+	p->cap_t = now;
+}
+
 /* "mean Q, sd S, min A, max B, empty E %, utilization U %" over the window */
 static void port_print(const struct port *p, u64 dur, u64 from)
 {
 	double wns = (double)(dur - from);
 	double m = p->qint / wns, var = p->q2int / wns - m * m;
+	u64 t0 = p->cap_t > from ? p->cap_t : from;
+	double cap = p->cap_bits + p->rate * (double)(dur - t0) / 1e9;
 
 	printf("mean %.0f, sd %.0f, min %" PRIu64 ", max %" PRIu64
 	       ", empty %.2f %%, utilization %.2f %%", m, var > 0 ? sqrt(var) : 0.0,
 	       p->qmin == ~0ULL ? 0 : p->qmin, p->qmax, 100.0 * p->empty_ns / wns,
-	       100.0 * p->win_bytes * 8 / (p->rate * wns / 1e9));
+	       100.0 * p->win_bytes * 8 / cap);
 }
 
 /* on-off: pending held since f->pend_t; the window's integral */
@@ -840,7 +860,7 @@ enum {
 	O_GD, O_AIR, O_HAIR, O_BR, O_TR, O_THR, O_MINR, O_MINDEC, O_MODE,
 	O_QCNT, O_JIT, O_NOJIT, O_GI, O_RU, O_AGD, O_FBU, O_SPER, O_APP,
 	O_PATHS, O_SCHED, O_SAMPLE, O_ONOFF, O_ARR, O_ARRON, O_CONNS,
-	O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW, O_INIT
+	O_SIZES, O_MAXFL, O_FLOWRP, O_FCT, O_AFFB, O_SLOW, O_INIT, O_LINKAT
 };
 
 static const struct option opts[] = {
@@ -872,7 +892,7 @@ static const struct option opts[] = {
 	{ "sizes", 1, NULL, O_SIZES }, { "max-flows", 1, NULL, O_MAXFL },
 	{ "flow-rp", 1, NULL, O_FLOWRP }, { "fct", 1, NULL, O_FCT },
 	{ "af-fb", 1, NULL, O_AFFB }, { "slow-start", 1, NULL, O_SLOW },
-	{ "init-rates", 1, NULL, O_INIT },
+	{ "init-rates", 1, NULL, O_INIT }, { "link-at", 1, NULL, O_LINKAT },
 	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 };
 
@@ -884,6 +904,11 @@ static const struct option opts[] = {
  */
 struct config {
 	u64 links[MAX_PORTS];	/* the ports' rates */
+	struct link_at {	/* --link-at: the ports' rates from t on */
+		u64 t, rates[MAX_PORTS];
+		int n;
+	} link_at[MAX_LINK_AT];
+	int nlink_at;
 	u64 src_rate, rtt, pkt;
 	u64 dur, step, from;
 	u64 starts[MAX_FLOWS];
@@ -914,6 +939,23 @@ struct config {
 	struct qcn_rp_params rpp;
 };
 
+/* --link-at TIME:R1,R2,..: one more change of the ports' rates */
+static void parse_link_at(struct config *cfg, const char *arg)
+{
+	struct link_at *la = &cfg->link_at[cfg->nlink_at];
+	const char *colon = strchr(arg, ':');
+	char buf[64];
+
+	if (cfg->nlink_at == MAX_LINK_AT || !colon || (size_t)(colon - arg) >= sizeof(buf))
+		die("--link-at (TIME:R1,R2,.., at most 8)", arg);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(colon - arg), arg);
+	la->t = parse_time(buf);
+	la->n = parse_list(colon + 1, la->rates, MAX_PORTS, parse_rate);
+	if (cfg->nlink_at && la->t <= la[-1].t)
+		die("--link-at (times must increase)", arg);
+	cfg->nlink_at++;
+}
+
 /*
  * The options of one family of --help, each parse_*_option() false for an
  * option not its own; opt_name names the option for die().
@@ -923,6 +965,7 @@ static bool parse_topo_option(struct config *cfg, int opt, char *arg)
 	switch (opt) {
 	case 'n': nflows = (int)parse_num(arg, 1, MAX_FLOWS); break;
 	case 'l': nports = parse_list(arg, cfg->links, MAX_PORTS, parse_rate); break;
+	case O_LINKAT: parse_link_at(cfg, arg); break;
 	case O_PATHS: cfg->paths = arg; break;
 	case 'r': cfg->rtt = parse_time(arg); break;
 	case 'p': cfg->pkt = unit(tcu_get_size, opt_name, arg, 64, 65535); break;
@@ -1174,7 +1217,7 @@ static void finish_options(struct config *cfg)
 {
 	struct qcn_rp_params *rpp = &cfg->rpp;
 	struct qcn_naimd_params *nap = &cfg->nap;
-	int npaths = 0, i;
+	int npaths = 0, i, k;
 
 	for (i = 0; i < nflows; i++) {
 		fl[i].npath = 1;
@@ -1210,6 +1253,14 @@ static void finish_options(struct config *cfg)
 	for (i = 0; i < nports; i++)
 		if (!cfg->links[i] || cfg->pkt * 8 * QCN_NSEC_PER_SEC / cfg->links[i] == 0)
 			die("--link (a port rate 0 or above 8 Tbit/s)", "");
+	for (k = 0; k < cfg->nlink_at; k++) {
+		if (cfg->link_at[k].n != nports)
+			die("--link-at (one rate per port of --link)", "");
+		for (i = 0; i < nports; i++)
+			if (!cfg->link_at[k].rates[i] ||
+			    cfg->pkt * 8 * QCN_NSEC_PER_SEC / cfg->link_at[k].rates[i] == 0)
+				die("--link-at (a port rate 0 or above 8 Tbit/s)", "");
+	}
 	if ((npaths && npaths != nflows) || !cfg->step || !cfg->dur || cfg->from >= cfg->dur ||
 	    !qcn_rp_params_valid(rpp) || !qcn_cp_params_valid(&cfg->cpp) ||
 	    !qcn_af_params_valid(&cfg->afp) ||
@@ -1306,6 +1357,8 @@ static void setup_flows(const struct config *cfg, struct sim *s)
  */
 static int sim_setup(const struct config *cfg, struct sim *s)
 {
+	int i;
+
 	rng_state = (u32)(cfg->seed * 2654435761U) | 1;
 	if (setup_ports(cfg) < 0)
 		return -1;
@@ -1322,6 +1375,8 @@ static int sim_setup(const struct config *cfg, struct sim *s)
 		heap_push(&s->h, cfg->afp.ts_ns, EV_AF, 0, 0);
 	if (cfg->ncaps)
 		heap_push(&s->h, cfg->caps_at, EV_CAPS, 0, 0);
+	for (i = 0; i < cfg->nlink_at; i++)
+		heap_push(&s->h, cfg->link_at[i].t, EV_LINK, (u8)i, 0);
 	if (cfg->arr_load)
 		heap_push(&s->h, draw_exp(s->mean_gap), EV_FLOW, 0, 0);
 	return 0;
@@ -1656,6 +1711,26 @@ static void handle_caps(const struct config *cfg)
 				qcn_af_rate_to_ts(cfg->caps[i] / 8, cfg->afp.ts_ns) : 0;
 }
 
+/*
+ * --link-at: the ports serve at new rates from now on.  The frame in
+ * service departs as scheduled; the window's capacity (utilization) is
+ * integrated piecewise.
+ */
+static void handle_link(const struct config *cfg, const struct event *e)
+{
+	const struct link_at *la = &cfg->link_at[e->flow];
+	int k;
+
+	for (k = 0; k < nports; k++) {
+		struct port *p = &pt[k];
+
+		port_account(p, e->t, cfg->from);
+		port_capacity(p, e->t, cfg->from);
+		p->rate = la->rates[k];
+		p->ser = cfg->pkt * 8 * QCN_NSEC_PER_SEC / la->rates[k];
+	}
+}
+
 /* every -i: a step line, the rates over the step; port 1's queue sampled */
 static void handle_step(const struct config *cfg, struct sim *s, const struct event *e)
 {
@@ -1713,6 +1788,9 @@ static int sim_run(const struct config *cfg, struct sim *s)
 			break;
 		case EV_CAPS:
 			handle_caps(cfg);
+			break;
+		case EV_LINK:
+			handle_link(cfg, &e);
 			break;
 		case EV_STEP:
 			handle_step(cfg, s, &e);

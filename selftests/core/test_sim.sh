@@ -5,9 +5,9 @@
 # the modules run (seeded, deterministic, < 1 s each): QCN at the paper's
 # scale (full link, queue near Qeq, coarse fairness), AF-QCN's weights, cap
 # and 10 ms fairness (Kabbani et al., Figs. 8-9), the emulated testbed's
-# scale, QCN-AIMD from given rates, several ports, DRR and the culprit
-# selections, N-AIMD vs AP-N-AIMD, non-greedy sources, usage errors.  Each
-# check names its bound.
+# scale, QCN-AIMD from given rates, several ports, a service rate that
+# changes (Figs. 6-7), DRR and the culprit selections, N-AIMD vs
+# AP-N-AIMD, non-greedy sources, usage errors.  Each check names its bound.
 
 SIM=${QCN_SIM:-$(cd "$(dirname "$0")/../../tools" && pwd)/qcn-sim}
 source "$(dirname "$0")/ktap.sh"
@@ -140,6 +140,21 @@ check "parking lot: a '# port 2:' summary line" bash -c "grep -q '^# port 2: mea
 out=$("$SIM" -n 2 --link 10gbit,2500mbit --paths 1,1+2 -t 3s)
 check "two stages: the flow over the 2.5 Gb/s port at $(mbps "$out" 2) mbps (2300..2500)" \
 	awk -v v="$(mbps "$out" 2)" 'BEGIN { exit !(v >= 2300 && v <= 2501) }'
+# --link-at: one greedy flow, 10 Gb/s, then 5 Gb/s from 1 s: over
+# [0.5, 2] s it gets (0.5 x 10 + 1 x 5) / 1.5 = 6667 Mbit/s, and the
+# utilization counts each rate over its own time (100 %, not 67 %)
+out=$("$SIM" -n 1 -t 2s -f 0.5s --link-at 1s:5gbit)
+util() { echo "$1" | awk '$2 == "queue:" { gsub("[,%]", ""); print $(NF - 0) }'; }
+check "--link-at 1s:5gbit: $(mbps "$out" 1) mbps over [0.5, 2] s (6667 +-2 %), utilization $(util "$out") % (>= 98)" \
+	awk -v v="$(mbps "$out" 1)" -v u="$(util "$out")" 'BEGIN { exit !(v >= 6533 && v <= 6800 && u >= 98 && u <= 100.5) }'
+bad=0
+for args in "--link-at 1s" "--link-at 1s:0" "--link-at 2s:1gbit --link-at 1s:1gbit" \
+	    "--link-at 1s:1gbit,1gbit" "--link-at x:1gbit"; do
+	# shellcheck disable=SC2086
+	"$SIM" -n 1 -t 0.1s $args > /dev/null 2>&1
+	[ $? -eq 2 ] || { bad=1; echo "# accepted: $args"; }
+done
+check "bad usage exits 2 (--link-at without rates, rate 0, times not increasing, rate count, time)" test $bad -eq 0
 # DRR at the testbed's scale: occupancy and two-samples keep two equal
 # flows even.  (Arrival sampling does too with the standard's byte-counter
 # rule: printed, not asserted.)
