@@ -7,7 +7,7 @@
 # test): testbeds up, >= 95 % of the flows done, the port >= 40 % busy, no
 # kernel warnings.
 source "$(dirname "$0")/lib_fast.sh"
-source "$(dirname "$0")/lib_af.sh"	# af_class
+source "$(dirname "$0")/lib_af.sh"	# af_paper_testbed
 fast_require
 # The static flows: h1..h4, iperf3, GSO on, 4000-byte frames.  h5..h8 hold
 # 4 permanent TCP connections each, over which flow_gen sends dynamic
@@ -51,22 +51,8 @@ echo "mode,flow,kbps,share_pct,within25_pct" > "$tmp/fig12.csv"
 ktap_info "port $RATE, active $ACTIVE bytes per 1 ms, dynamic load ${load} kbit/s over 4 x 4 connections, arrivals 0-$DUR s, summary from $WARM s"
 
 for mode in $MODES; do
-	tb_star 8
-	fast_mtu "$FAST_MTU"
-	ok=0
-	for i in 1 2 3 4; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit && ok=$((ok + 1)); done
-	for i in 5 6 7 8; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit flow l3 && ok=$((ok + 1)); done
-	want=9
-	if [ "$mode" = af ]; then
-		nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" \
-			af on alpha 0.125 beta 0.125 ts 1ms active "$ACTIVE" af-fb "${FAST_AF_FB:-signed}" && ok=$((ok + 1))
-		for i in 1 2 3 4 5 6 7 8; do af_class "$i" 1 && ok=$((ok + 1)); done
-		want=17
-	else
-		nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" &&
-			ok=$((ok + 1))
-	fi
-	ktap_check "$mode: testbed (8 qcn_rp, qcn $RATE${mode/qcn/}) up" test $ok -eq $want
+	ktap_check "$mode: testbed (8 qcn_rp, qcn $RATE${mode/qcn/}) up" \
+		af_paper_testbed "$mode" "$RATE" "$ACTIVE" 8 5
 	ktap_info "$mode: $(uptime)"
 	fast_servers 4
 	rm -f "$tmp"/fct-?.csv "$tmp"/gen-?.txt

@@ -7,7 +7,7 @@
 # testbed comes up, the bursty flow below its share loses <= 5 % of what it
 # sent, the port carries >= 40 % of RATE in every run, no kernel warnings.
 source "$(dirname "$0")/lib_fast.sh"
-source "$(dirname "$0")/lib_af.sh"	# AF_SEND (udp_send), af_class
+source "$(dirname "$0")/lib_af.sh"	# AF_SEND (udp_send), af_paper_testbed
 fast_require
 # The static flows (GSO on, 4000-byte frames) start at 0, the on-off UDP
 # flow (10 KB bursts: 10 datagrams of 1000 bytes in one GSO send, udp_send
@@ -87,21 +87,8 @@ ktap_info "static flows $STATIC, port $RATE, active $ACTIVE bytes per 1 ms, stat
 for load in $LOADS; do
 	lk=$(awk -v r="$load" 'BEGIN { n = r + 0; if (r ~ /gbit/) n *= 1000000; else if (r ~ /mbit/) n *= 1000; print n }')
 	for mode in $MODES; do
-		tb_star 4
-		fast_mtu "$FAST_MTU"
-		ok=0
-		for i in 1 2 3 4; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit && ok=$((ok + 1)); done
-		if [ "$mode" = af ]; then
-			nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" \
-				af on alpha 0.125 beta 0.125 ts 1ms active "$ACTIVE" af-fb "${FAST_AF_FB:-signed}" && ok=$((ok + 1))
-			for i in 1 2 3 4; do af_class "$i" 1 && ok=$((ok + 1)); done
-			want=9
-		else
-			nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$RATE" &&
-				ok=$((ok + 1))
-			want=5
-		fi
-		ktap_check "$mode, bursty $load: testbed (4 qcn_rp, qcn $RATE${mode/qcn/}) up" test $ok -eq $want
+		ktap_check "$mode, bursty $load: testbed (4 qcn_rp, qcn $RATE${mode/qcn/}) up" \
+			af_paper_testbed "$mode" "$RATE" "$ACTIVE" 4
 		ktap_info "$mode, bursty $load: $(uptime)"
 		fast_servers 3
 		nsx r tc qdisc add dev eth0 clsact

@@ -26,7 +26,7 @@
 # kbit/s,util_pct,max_dev_pct,jain,queue_mean_bytes,queue_sd_bytes,
 # tail_drops (the run's); default none).
 source "$(dirname "$0")/lib_fast.sh"
-source "$(dirname "$0")/lib_af.sh"	# af_class
+source "$(dirname "$0")/lib_af.sh"	# af_paper_testbed
 fast_require
 RATE=${FAST_AF_RATE:-500mbit}
 MODES=${FAST_AF_MODES:-"qcn af"}
@@ -82,24 +82,8 @@ echo "mode,phase,from_s,to_s,port_kbit,flow1,flow2,flow3,flow4,util_pct,max_dev_
 ktap_info "port $RATE, cut to $((low / 1000))mbit at $CUT s, back at $BACK s, flows 0-$DUR s, active $ACTIVE bytes per 1 ms"
 
 for mode in $MODES; do
-	tb_star 4
-	fast_mtu "$FAST_MTU"
-	ok=0
-	for i in 1 2 3 4; do nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit && ok=$((ok + 1)); done
-	CP="limit 150000 qeq 26000"
-	if [ "$mode" = af ]; then
-		# shellcheck disable=SC2086
-		nsx sw tc qdisc add dev sw-pr root handle 1: qcn $CP rate "$RATE" \
-			af on alpha 0.125 beta 0.125 ts 1ms active "$ACTIVE" af-fb "${FAST_AF_FB:-signed}" &&
-			ok=$((ok + 1))
-		for i in 1 2 3 4; do af_class "$i" 1 && ok=$((ok + 1)); done
-		want=9
-	else
-		# shellcheck disable=SC2086
-		nsx sw tc qdisc add dev sw-pr root handle 1: qcn $CP rate "$RATE" && ok=$((ok + 1))
-		want=5
-	fi
-	ktap_check "$mode: testbed (4 qcn_rp, qcn $RATE${mode/qcn/}) up" test $ok -eq $want
+	ktap_check "$mode: testbed (4 qcn_rp, qcn $RATE${mode/qcn/}) up" \
+		af_paper_testbed "$mode" "$RATE" "$ACTIVE" 4
 	fast_servers 4
 	qd=(-d "$TB-sw:sw-pr")
 	for i in 1 2 3 4; do qd+=(-d "$TB-h$i:eth0"); done

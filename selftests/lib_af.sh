@@ -48,6 +48,34 @@ af_class()
 		match ip src "$QCN_NET.$1/32" flowid "1:$1"
 }
 
+# af_paper_testbed MODE RATE ACTIVE N [L3_FROM]: the native-speed
+# experiments' testbed (lib_fast.sh): the star of h1..hN at FAST_MTU, each
+# sender with qcn_rp max-rate 2gbit (from hL3_FROM on with flow l3: one
+# limiter per source for the flows it carries), and the standard's
+# congestion point (limit 150 KB, Qeq 26 KB) at RATE on sw-pr; MODE af adds
+# AF-QCN as the paper runs it (alpha 0.125, beta 0.125, Ts 1 ms,
+# active_thresh ACTIVE bytes, af-fb $FAST_AF_FB, default signed) and one
+# class of weight 1 for each sender.  Fails if any step does.
+af_paper_testbed()
+{
+	local mode=$1 rate=$2 active=$3 n=$4 l3=${5:-0} i
+	tb_star "$n" || return 1
+	fast_mtu "$FAST_MTU"
+	for i in $(seq 1 "$n"); do
+		# shellcheck disable=SC2046
+		nsx "h$i" tc qdisc add dev eth0 root qcn_rp max-rate 2gbit \
+			$([ "$l3" -gt 0 ] && [ "$i" -ge "$l3" ] && echo flow l3) || return 1
+	done
+	if [ "$mode" != af ]; then
+		nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$rate"
+		return
+	fi
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 qeq 26000 rate "$rate" \
+		af on alpha 0.125 beta 0.125 ts 1ms active "$active" af-fb "${FAST_AF_FB:-signed}" ||
+		return 1
+	for i in $(seq 1 "$n"); do af_class "$i" 1 || return 1; done
+}
+
 # af_sink SECONDS LOG: per-source byte counts on r every 250 ms
 af_sink()
 {
