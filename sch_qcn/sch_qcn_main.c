@@ -27,16 +27,32 @@
  *
  * Path-congestion index (two-samples): the largest normalized fill level
  * backlog/limit (qcn_culprit_fill_level(), 1/65536 units) of the qcn
- * instances of this network namespace that a frame of the flow (same
+ * instances sharing an index table that a frame of the flow (same
  * skb_get_hash()) crossed within the last QCN_PCI_AGE.  While any instance
- * of the namespace samples two-samples, every instance writes its fill
- * level (after the enqueue) for the flow at every arrival into a per-netns
- * table of QCN_PCI_SLOTS slots, in buckets of QCN_PCI_WAYS chosen by the
- * flow hash; a slot keeps the maximum until it is older than QCN_PCI_AGE.
+ * of the table samples two-samples, every instance writes its fill level
+ * (after the enqueue) for the flow at every arrival into the table's
+ * QCN_PCI_SLOTS slots, in buckets of QCN_PCI_WAYS chosen by the flow hash;
+ * a slot keeps the maximum until it is older than QCN_PCI_AGE.
  * A flow new to its bucket takes the slot written longest ago (free or
  * stale first), so two busy flows that share a bucket keep their indexes.
  * Updates are lockless: a racing update may lose one write, which only
  * ages the heuristic.  A flow absent from the table has index 0.
+ *
+ * The table is the network namespace's own (net_generic), or with option
+ * fabric N that of fabric N, shared by the instances of that id in every
+ * namespace: a testbed whose switches are namespaces is one fabric, and a
+ * switch reads the fill of the buffers its flows cross in the next ones.
+ * The fabric tables are module-global, created by their first instance
+ * and freed, after an RCU grace period, with their last (qcn_fabric_get(),
+ * qcn_fabric_put(), under qcn_fabric_mutex).  Joining one needs
+ * CAP_NET_ADMIN in the initial user namespace, since it shares state
+ * across namespaces.  The flow hash is the same in every namespace of the
+ * host: veth hands the skb to its peer with skb->hash kept
+ * (skb_scrub_packet() clears no hash), a bridge forwards it unchanged, and
+ * a hash the flow dissector computes anew uses one boot-time key for all
+ * namespaces.  (A namespace with its own BPF flow dissector hashes by its
+ * program; it does not share indexes with the others.)  An instance
+ * changes tables under the root lock, where its packet path reads q->pci.
  *
  * CNMs are encoded at the sampling instant (include/qcn/qcn_cnm.h) into a
  * bounded per-qdisc ring and transmitted from a tasklet.  Not from the
@@ -184,12 +200,30 @@ struct qcn_pci_slot {
 	unsigned long	stamp;		/* jiffies */
 };
 
+/* a path-congestion index table */
+struct qcn_pci {
+	atomic_t	users;		/* two-samples instances: the readers */
+	struct qcn_pci_slot slot[QCN_PCI_SLOTS];
+};
+
 struct qcn_net {
-	atomic_t	pci_users;	/* two-samples instances: the readers */
-	struct qcn_pci_slot pci[QCN_PCI_SLOTS];
+	struct qcn_pci	pci;		/* the namespace's own table */
 };
 
 static unsigned int qcn_net_id __read_mostly;
+
+/* a fabric's table, shared by its instances in every namespace */
+struct qcn_fabric {
+	struct list_head list;		/* on qcn_fabrics */
+	u32		id;
+	unsigned int	refs;		/* its qcn instances */
+	struct rcu_head	rcu;
+	struct qcn_pci	pci;
+};
+
+/* the fabrics in use, their refs: under qcn_fabric_mutex */
+static LIST_HEAD(qcn_fabrics);
+static DEFINE_MUTEX(qcn_fabric_mutex);
 
 struct qcn_sched_data {
 	/* parameters: written under sch_tree_lock, READ_ONCE in dump */
@@ -225,8 +259,10 @@ struct qcn_sched_data {
 	u64		ka_ref;		/* last arrival or keep-alive sample, ns */
 
 	struct Qdisc	*sch;
-	struct qcn_net	*qn;		/* this netns' path-congestion index */
-	bool		pci_user;	/* counted in qn->pci_users */
+	struct qcn_pci	*pci;		/* the path-congestion index table */
+	struct qcn_fabric *fabric;	/* whose table it is, NULL: the netns' */
+	u32		fabric_id;	/* 0: none */
+	bool		pci_user;	/* counted in pci->users */
 	struct sch_qcn_af *af;
 	struct qdisc_watchdog watchdog;
 	struct hrtimer	ka_timer;
@@ -269,10 +305,10 @@ static void qcn_backlog_time(struct qcn_sched_data *q, u32 backlog, u64 now)
 
 /* ------------------------------------------------ path-congestion index */
 
-static struct qcn_pci_slot *qcn_pci_bucket(struct qcn_net *qn, u32 hash)
+static struct qcn_pci_slot *qcn_pci_bucket(struct qcn_pci *pci, u32 hash)
 {
-	return &qn->pci[(hash & (QCN_PCI_SLOTS / QCN_PCI_WAYS - 1)) *
-			QCN_PCI_WAYS];
+	return &pci->slot[(hash & (QCN_PCI_SLOTS / QCN_PCI_WAYS - 1)) *
+			  QCN_PCI_WAYS];
 }
 
 static bool qcn_pci_live(const struct qcn_pci_slot *e, unsigned long now)
@@ -280,9 +316,9 @@ static bool qcn_pci_live(const struct qcn_pci_slot *e, unsigned long now)
 	return !time_after(now, READ_ONCE(e->stamp) + QCN_PCI_AGE);
 }
 
-static void qcn_pci_update(struct qcn_net *qn, u32 hash, u32 fill)
+static void qcn_pci_update(struct qcn_pci *pci, u32 hash, u32 fill)
 {
-	struct qcn_pci_slot *b = qcn_pci_bucket(qn, hash), *e = NULL;
+	struct qcn_pci_slot *b = qcn_pci_bucket(pci, hash), *e = NULL;
 	unsigned long now = jiffies;
 	int i;
 
@@ -304,9 +340,9 @@ static void qcn_pci_update(struct qcn_net *qn, u32 hash, u32 fill)
 }
 
 /* the flow's live index; racing updates may leave it in two slots */
-static u32 qcn_pci_index(struct qcn_net *qn, u32 hash)
+static u32 qcn_pci_index(struct qcn_pci *pci, u32 hash)
 {
-	struct qcn_pci_slot *b = qcn_pci_bucket(qn, hash);
+	struct qcn_pci_slot *b = qcn_pci_bucket(pci, hash);
 	unsigned long now = jiffies;
 	u32 fill = 0;
 	int i;
@@ -323,9 +359,53 @@ static void qcn_pci_use(struct qcn_sched_data *q, bool use)
 		return;
 	q->pci_user = use;
 	if (use)
-		atomic_inc(&q->qn->pci_users);
+		atomic_inc(&q->pci->users);
 	else
-		atomic_dec(&q->qn->pci_users);
+		atomic_dec(&q->pci->users);
+}
+
+/* the table of the qdisc's namespace */
+static struct qcn_pci *qcn_net_pci(struct Qdisc *sch)
+{
+	struct qcn_net *qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
+
+	return &qn->pci;
+}
+
+/* fabric ID's table, created for its first instance */
+static struct qcn_fabric *qcn_fabric_get(u32 id)
+{
+	struct qcn_fabric *f;
+
+	mutex_lock(&qcn_fabric_mutex);
+	list_for_each_entry(f, &qcn_fabrics, list) {
+		if (f->id == id) {
+			f->refs++;
+			goto out;
+		}
+	}
+	f = kvzalloc(sizeof(*f), GFP_KERNEL);
+	if (f) {
+		f->id = id;
+		f->refs = 1;
+		list_add(&f->list, &qcn_fabrics);
+	}
+out:
+	mutex_unlock(&qcn_fabric_mutex);
+	return f;
+}
+
+/* an instance leaves: the last one frees the table after a grace period */
+static void qcn_fabric_put(struct qcn_fabric *f)
+{
+	if (!f)
+		return;
+	mutex_lock(&qcn_fabric_mutex);
+	if (!--f->refs) {
+		list_del(&f->list);
+		kvfree_rcu(f, rcu);
+	}
+	mutex_unlock(&qcn_fabric_mutex);
 }
 
 /* ----------------------------------------------------------- the queues */
@@ -559,8 +639,8 @@ static struct sk_buff *qcn_culprit(struct Qdisc *sch, u8 *mode,
 		b = qcn_occupied(q, get_random_u32());
 		if (!a || !b)
 			return a ? a : b;
-		return qcn_culprit_two_samples(qcn_pci_index(q->qn, skb_get_hash(a)),
-					       qcn_pci_index(q->qn, skb_get_hash(b))) ?
+		return qcn_culprit_two_samples(qcn_pci_index(q->pci, skb_get_hash(a)),
+					       qcn_pci_index(q->pci, skb_get_hash(b))) ?
 		       b : a;
 	case TC_QCN_SAMPLE_OCCUPANCY:
 		return qcn_occupied(q, get_random_u32());
@@ -1039,7 +1119,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	/* feed the index only while a two-samples instance reads it; hash
 	 * before the skb is linked (qcn_flow_link())
 	 */
-	pci = !cb->is_cnm && atomic_read(&q->qn->pci_users);
+	pci = !cb->is_cnm && atomic_read(&q->pci->users);
 	if (pci)
 		hash = skb_get_hash(skb);
 
@@ -1054,7 +1134,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	if (!cb->is_cnm) {
 		if (pci)
-			qcn_pci_update(q->qn, hash,
+			qcn_pci_update(q->pci, hash,
 				       qcn_culprit_fill_level(q->backlog, q->limit));
 		ka = q->keepalive;
 		if (ka) {
@@ -1217,6 +1297,18 @@ static int qcn_validate_keepalive(const struct nlattr *attr,
 	return 0;
 }
 
+/* fabric id: 0 (the namespace's own index) or 1 .. TC_QCN_MAX_FABRIC */
+static int qcn_validate_fabric(const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	if (nla_get_u32(attr) > TC_QCN_MAX_FABRIC) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "qcn: fabric must be 0 (this namespace's index) or 1 .. 65535");
+		return -ERANGE;
+	}
+	return 0;
+}
+
 static struct netlink_range_validation qcn_frac_range = {
 	.min = 1, .max = QCN_FRAC_ONE - 1,
 };
@@ -1253,6 +1345,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_FEEDBACK]	= NLA_POLICY_MAX(NLA_U8, TC_QCN_FEEDBACK_MAX),
 	[TCA_QCN_AF_FB]		= NLA_POLICY_MAX(NLA_U8, TC_QCN_AF_FB_MAX),
 	[TCA_QCN_FB_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_fb_period_range),
+	[TCA_QCN_FABRIC]	= NLA_POLICY_VALIDATE_FN(NLA_U32, qcn_validate_fabric),
 };
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1261,12 +1354,13 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_QCN_MAX + 1];
 	unsigned int dropped = 0, dropped_len = 0;
+	struct qcn_fabric *fabric = NULL, *old_fabric = NULL;
 	struct qcn_flow *flows = NULL;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
 	bool was_two, indexed, af;
+	u32 *index = NULL, fabric_id;
 	u8 sched, feedback;
-	u32 *index = NULL;
 	int err;
 
 	if (!opt) {
@@ -1293,9 +1387,25 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			       "qcn: feedback signed (N-AIMD) does not combine with AF-QCN");
 		return -EINVAL;
 	}
+	fabric_id = tb[TCA_QCN_FABRIC] ? nla_get_u32(tb[TCA_QCN_FABRIC]) :
+					 q->fabric_id;
+	if (fabric_id && fabric_id != q->fabric_id) {
+		/* a fabric's index is shared with every namespace */
+		if (!capable(CAP_NET_ADMIN)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_QCN_FABRIC],
+					    "qcn: joining a fabric needs CAP_NET_ADMIN in the initial user namespace");
+			return -EPERM;
+		}
+		fabric = qcn_fabric_get(fabric_id);
+		if (!fabric) {
+			NL_SET_ERR_MSG(extack, "qcn: no memory for the fabric's index");
+			return -ENOMEM;
+		}
+	}
 	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
 	if (sched == TC_QCN_SCHED_DRR && q->flows == &q->fifo &&
 	    qcn_flows_alloc(sch, &flows, &index)) {
+		qcn_fabric_put(fabric);
 		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
 		return -ENOMEM;
 	}
@@ -1303,6 +1413,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err) {
 		kvfree(flows);
 		kvfree(index);
+		qcn_fabric_put(fabric);
 		return err;
 	}
 
@@ -1325,6 +1436,16 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (tb[TCA_QCN_SAMPLE])
 		WRITE_ONCE(q->sample, nla_get_u8(tb[TCA_QCN_SAMPLE]));
+	if (fabric_id != q->fabric_id) {
+		/* the packet path reads q->pci under this lock; the reader
+		 * count moves with the instance
+		 */
+		qcn_pci_use(q, false);
+		old_fabric = q->fabric;
+		q->fabric = fabric;
+		q->pci = fabric ? &fabric->pci : qcn_net_pci(sch);
+		WRITE_ONCE(q->fabric_id, fabric_id);
+	}
 	qcn_pci_use(q, q->sample == TC_QCN_SAMPLE_TWO);
 	if (tb[TCA_QCN_KEEPALIVE])
 		WRITE_ONCE(q->keepalive, nla_get_u32(tb[TCA_QCN_KEEPALIVE]));
@@ -1365,6 +1486,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	qdisc_tree_reduce_backlog(sch, dropped, dropped_len);
 	sch_tree_unlock(sch);
+	qcn_fabric_put(old_fabric);
 	return 0;
 }
 
@@ -1375,7 +1497,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 
 	/* everything .destroy touches first: it also runs when init fails */
 	q->sch = sch;
-	q->qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
+	q->pci = qcn_net_pci(sch);
 	spin_lock_init(&q->cnm_lock);
 	spin_lock_init(&q->timer_lock);
 	tasklet_setup(&q->cnm_tasklet, qcn_cnm_tasklet);
@@ -1417,6 +1539,7 @@ static void qcn_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	tasklet_kill(&q->cnm_tasklet);
 	qcn_pci_use(q, false);
+	qcn_fabric_put(q->fabric);
 	if (q->flows)
 		qcn_purge(sch);
 	if (q->flows != &q->fifo)
@@ -1446,7 +1569,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u16(skb, TCA_QCN_CPID, READ_ONCE(q->cpid)) ||
 	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
 	    nla_put_u8(skb, TCA_QCN_FEEDBACK, READ_ONCE(q->feedback)) ||
-	    nla_put_u32(skb, TCA_QCN_FB_PERIOD, READ_ONCE(q->fb_period)))
+	    nla_put_u32(skb, TCA_QCN_FB_PERIOD, READ_ONCE(q->fb_period)) ||
+	    nla_put_u32(skb, TCA_QCN_FABRIC, READ_ONCE(q->fabric_id)))
 		goto nla_put_failure;
 	if (q->af && sch_qcn_af_dump(q->af, skb))
 		goto nla_put_failure;

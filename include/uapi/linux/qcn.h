@@ -48,6 +48,7 @@
 #define TC_QCN_RP_MAX_GAIN	1000000000U	/* G_i, G_d <= 1 */
 #define TC_QCN_RP_MAX_AP_PKTS	1000000
 #define TC_QCN_RP_MAX_FB_UNIT	65535		/* bytes */
+#define TC_QCN_MAX_FABRIC	65535		/* fabric ids 1..N (0: none) */
 
 /* ---------------------------------------------------------------- qcn */
 
@@ -120,6 +121,10 @@ enum {
 	TCA_QCN_FEEDBACK,	/* u8: enum tc_qcn_feedback */
 	TCA_QCN_FB_PERIOD,	/* u32: signed feedback samples 1 in N arrivals */
 	TCA_QCN_AF_FB,		/* u8: enum tc_qcn_af_fb */
+	TCA_QCN_FABRIC,		/* u32: path-congestion index shared by the
+				 * instances of this fabric id in every
+				 * namespace; 0 = this namespace's own
+				 */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
