@@ -20,7 +20,8 @@ static void explain(void)
 		"               [ keepalive TIME|off ] [ cpid N ]\n"
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ] [ beta FRAC ]\n"
 		"               [ active BYTES ] [ af-fb clamp|signed ]\n"
-		"               [ feedback qcn|signed ] [ fb-period N ]\n");
+		"               [ feedback qcn|signed ] [ fb-period N ]\n"
+		"               [ fabric ID ]\n");
 }
 
 static void explain_class(void)
@@ -57,7 +58,7 @@ static int bad(const char *what, const char *arg)
 static const char * const qcn_opts[] = {
 	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
 	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", "feedback",
-	"fb-period", "af-fb", NULL
+	"fb-period", "af-fb", "fabric", NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -73,6 +74,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false, has_fb_period = false;
+	bool has_fabric = false;
+	__u32 fabric = 0;
 	int sched = -1, sample = -1, af = -1, feedback = -1, af_fb = -1;
 	__u32 fb_period = 0;
 	__u64 rate = 0;
@@ -178,6 +181,11 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					 TC_QCN_MAX_FB_PERIOD))
 				return -1;
 			has_fb_period = true;
+		} else if (strcmp(opt, "fabric") == 0) {
+			if (tcq_get_uint(&fabric, "qcn", opt, *argv, 0,
+					 TC_QCN_MAX_FABRIC))
+				return -1;
+			has_fabric = true;
 		}
 		argc--;
 		argv++;
@@ -220,6 +228,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_FB_PERIOD, fb_period);
 	if (af_fb >= 0)
 		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_FB, af_fb);
+	if (has_fabric)
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_FABRIC, fabric);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -293,6 +303,9 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (rta_ok_len(tb[TCA_QCN_FB_PERIOD], 4))
 		tcq_print_uint("fb_period", "fb-period %u ", rta_u32(tb[TCA_QCN_FB_PERIOD]));
+	/* absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_FABRIC], 4))
+		tcq_print_uint("fabric", "fabric %u ", rta_u32(tb[TCA_QCN_FABRIC]));
 	return 0;
 }
 
