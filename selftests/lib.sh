@@ -695,18 +695,18 @@ cnm_dump_bg()
 	return 1
 }
 
-# udp_flow NS RATE SECONDS PORT SIZE: a paced UDP flow from NS to r
-# ($QCN_NET.100) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
+# udp_flow NS RATE SECONDS PORT SIZE [I]: a paced UDP flow from NS to r
+# ($QCN_NET.100, or $QCN_NET.I) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
 # tests were calibrated with); in User-Mode Linux, where a syscall per
 # datagram caps iperf3 below the rates the tests offer (and far below with
 # the debug kernel), udp_send batching its datagrams with UDP GSO.
 udp_flow()
 {
 	if [ -n "${QCN_UML:-}" ]; then
-		nsbg "$1" "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.100" -p "$4" -s "$5" \
+		nsbg "$1" "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.${6:-100}" -p "$4" -s "$5" \
 			-r "$2" -t "$3" -g > /dev/null
 	else
-		nsbg "$1" iperf3 -c "$QCN_NET.100" -u -b "${2%bit}" -t "$3" -l "$5" -p "$4" > /dev/null 2>&1
+		nsbg "$1" iperf3 -c "$QCN_NET.${6:-100}" -u -b "${2%bit}" -t "$3" -l "$5" -p "$4" > /dev/null 2>&1
 	fi
 }
 
