@@ -95,9 +95,10 @@ ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: sw1-up's CNMs for
 ktap_bound --timing occ_h2_cnms "$o2" '>' 10 "occupancy phase: sw1-up's CNMs for h2's flow"
 ktap_bound two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
 	"two-samples phase: CNMs counted as two-samples"
-# h1 wins every draw pair but two of h2's: its share goes from about 1/2
-# to about 3/4; with per-namespace indexes it stays
-ktap_bound h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 10 \
+# h1 wins every draw pair but two of h2's: its share grows by about a
+# quarter; with per-namespace indexes it does not (--timing: in an
+# emulated guest the queue's dynamics make the gain smaller)
+ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 10 \
 	"two-samples at sw1 reads sw2's buffer: h1's share of the CNMs grows"
 ktap_check "no CNM failures at sw1-up" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 
