@@ -61,34 +61,20 @@ congested()
 }
 busywait 15000 congested || ktap_info "sw1-up sent no CNM or sw2-r1 did not fill within 15 s"
 
-phase()	# NAME SECONDS
-{
-	ip netns exec "$TB-h1" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h1" &
-	local p1=$!
-	ip netns exec "$TB-h2" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h2" &
-	local p2=$!
-	wait "$p1" "$p2"
-}
-
-from_up()	# FILE: CNMs sent by sw1-up
-{
-	grep -c "^cnm src=$UP_MAC " "$TMP/$1"
-}
-
 # sent_more N: sw1-up sent N packets more since mark_sent
 mark_sent() { p0=$(qdisc_json sw1 sw1-up | jq '.[0].packets'); }
 sent_more() { [ "$(qdisc_json sw1 sw1-up | jq '.[0].packets')" -ge $((p0 + $1)) ]; }
 two_samples() { [ "$(qdisc_json sw1 sw1-up | jq '.[0].cnm_two_samples')" -gt 0 ]; }
 
-phase occ 4
+cnm_phase "$TMP" occ 4 h1 h2
 nsx sw1 tc qdisc change dev sw1-up root qcn sample two-samples
 # the index fills from the first arrivals after the change
 busywait 5000 two_samples || ktap_info "no two-samples CNM within 5 s"
-phase two 4
+cnm_phase "$TMP" two 4 h1 h2
 J=$(qdisc_json sw1 sw1-up)
 
-o1=$(from_up occ.h1); o2=$(from_up occ.h2)
-t1=$(from_up two.h1); t2=$(from_up two.h2)
+o1=$(cnms_from "$TMP/occ.h1" "$UP_MAC"); o2=$(cnms_from "$TMP/occ.h2" "$UP_MAC")
+t1=$(cnms_from "$TMP/two.h1" "$UP_MAC"); t2=$(cnms_from "$TMP/two.h2" "$UP_MAC")
 ktap_info "sw1-up CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2"
 ktap_info "sw1-up backlog $(printf '%s' "$J" | jq '.[0].backlog') of 600000, sw2-r1 backlog $(qdisc_json sw2 sw2-r1 | jq '.[0].backlog') of 60000"
 ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: sw1-up's CNMs for h1's flow"

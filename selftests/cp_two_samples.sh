@@ -58,28 +58,16 @@ congested()
 }
 busywait 15000 congested || ktap_info "sw-pr sent no CNM or x1 queued nothing within 15 s"
 
-phase()	# NAME SECONDS
-{
-	ip netns exec "$TB-h1" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h1" &
-	local p1=$!
-	ip netns exec "$TB-h2" "$DUMP" -i eth0 -t "$2" >"$TMP/$1.h2" &
-	local p2=$!
-	wait "$p1" "$p2"
-}
-
-from_pr()	# FILE: CNMs sent by sw-pr
-{
-	grep -c "^cnm src=$PR_MAC " "$TMP/$1"
-}
-
-phase occ 4
+cnm_phase "$TMP" occ 4 h1 h2
 nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_TS_SAMPLE"
-sleep 0.5
-phase two 4
+# the index fills from the first arrivals after the change
+two_samples() { [ "$(qdisc_json sw sw-pr | jq '.[0].cnm_two_samples')" -gt 0 ]; }
+busywait 5000 two_samples || ktap_info "no two-samples CNM within 5 s"
+cnm_phase "$TMP" two 4 h1 h2
 J=$(qdisc_json sw sw-pr)
 
-o1=$(from_pr occ.h1); o2=$(from_pr occ.h2)
-t1=$(from_pr two.h1); t2=$(from_pr two.h2)
+o1=$(cnms_from "$TMP/occ.h1" "$PR_MAC"); o2=$(cnms_from "$TMP/occ.h2" "$PR_MAC")
+t1=$(cnms_from "$TMP/two.h1" "$PR_MAC"); t2=$(cnms_from "$TMP/two.h2" "$PR_MAC")
 x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
 ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
 ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"

@@ -831,6 +831,25 @@ qdisc_json()
 # jq: the CNMs a qcn qdisc sent (its xstats), all culprit-selection modes
 QCN_JQ_CNMS='(.cnm_arrival + .cnm_occupancy + .cnm_two_samples)'
 
+# cnm_phase DIR NAME SECONDS H...: the CNMs that reach each host H's eth0
+# over the same SECONDS (cnm_dump, side by side), into DIR/NAME.H
+cnm_phase()
+{
+	local dir=$1 name=$2 secs=$3 h pids=()
+	shift 3
+	for h in "$@"; do
+		ip netns exec "$TB-$h" "$QCN_TOP/selftests/cnm_dump" -i eth0 -t "$secs" > "$dir/$name.$h" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
+# cnms_from FILE MAC: how many CNMs of a cnm_dump FILE MAC sent
+cnms_from()
+{
+	grep -c "^cnm src=$2 " "$1"
+}
+
 # qcn_cnms_sent NS DEV: the CNMs sent by the qcn root qdisc on DEV
 qcn_cnms_sent()
 {
