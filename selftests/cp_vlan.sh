@@ -38,6 +38,13 @@ N20=198.18.20
 setup()
 {
 	tb_ns sw && tb_ns h1 && tb_ns h2 && tb_ns r || return 1
+	# no IPv6 (router solicitations, MLD): an untagged frame of h1's
+	# eth0 crosses VLAN 1 into the CP's queue, and a CNM for it goes
+	# back untagged, to no qcn_rp
+	for n in sw h1 h2 r; do
+		nsx $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 || return 1
+	done
 	ip -n "$TB-sw" link add br0 type bridge forward_delay 0 stp_state 0 \
 		vlan_filtering 1 || return 1
 	ip -n "$TB-sw" link set br0 up
