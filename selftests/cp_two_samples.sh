@@ -14,8 +14,7 @@ CP_TS_SAMPLE=${CP_TS_SAMPLE:-two-samples}
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-DUMP="$QCN_TOP/selftests/cnm_dump"
-qcn_require_built "$DUMP"
+qcn_require_built selftests/cnm_dump	# cnm_phase
 ktap_print_header
 ktap_set_plan 7
 qcn_dmesg_mark
