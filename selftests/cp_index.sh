@@ -33,14 +33,18 @@ udp_flow h2 10mbit 60 5202 1200
 c2=$TB_LAST_PID
 standing() { [ "$(st qlen)" -gt 10 ]; }
 busywait 10000 standing > /dev/null
+# 30 frames leave after a change before the next one: the port serves
+# the re-queued layout and the senders refill it
+served() { [ "$(st packets)" -ge "$1" ]; }
 bad=0 steps=0 full=0
 for change in "sample occupancy" "sched drr" "sample two-samples" \
 	      "sample arrival keepalive 1ms" "keepalive 0" "sample two-samples" \
 	      "sched fifo" "limit 100000" "sample occupancy" "sample arrival" \
 	      "sched drr sample occupancy" "limit 200000 sample two-samples"; do
+	sent=$(st packets)
 	# shellcheck disable=SC2086
 	nsx sw tc qdisc change dev sw-pr root qcn $change || bad=$((bad + 1))
-	sleep 0.3
+	busywait 10000 served $((sent + 30)) || bad=$((bad + 1))
 	read -r q b <<<"$(qdisc_json sw sw-pr | jq -r '.[0] | "\(.qlen) \(.backlog)"')"
 	steps=$((steps + 1))
 	ktap_info "after '$change': qlen $q backlog $b"
