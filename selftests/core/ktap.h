@@ -26,6 +26,19 @@ struct ktap_result {
 	char diag[200];
 };
 
+/*
+ * An exact-size heap copy of src[0 .. len-1] (NULL for 0), for decoders
+ * under test: a read past len trips AddressSanitizer.  The caller frees it.
+ */
+static inline uint8_t *ktap_exact_copy(const void *src, uint32_t len)
+{
+	uint8_t *b = len ? malloc(len) : NULL;
+
+	if (len)
+		memcpy(b, src, len);
+	return b;
+}
+
 static struct ktap_result ktap_results[KTAP_MAX];
 static int ktap_count;
 static int ktap_overflow;

@@ -30,11 +30,9 @@ static void sample(struct qcn_cnm *m, uint16_t mlen)
 /* decode len octets from an exact-size heap copy of src */
 static int decode_exact(const uint8_t *src, uint32_t len, struct qcn_cnm *m)
 {
-	uint8_t *b = len ? malloc(len) : NULL;
+	uint8_t *b = ktap_exact_copy(src, len);
 	int r;
 
-	if (len)
-		memcpy(b, src, len);
 	r = qcn_cnm_decode(b, len, m);
 	free(b);
 	return r;

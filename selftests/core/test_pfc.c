@@ -22,11 +22,9 @@ static const uint8_t ref[60] = {
 
 static int decode_exact(const uint8_t *src, uint32_t len, struct qcn_pfc *f)
 {
-	uint8_t *b = len ? malloc(len) : NULL;
+	uint8_t *b = ktap_exact_copy(src, len);
 	int r;
 
-	if (len)
-		memcpy(b, src, len);
 	r = qcn_pfc_decode(b, len, f);
 	free(b);
 	return r;
@@ -34,11 +32,9 @@ static int decode_exact(const uint8_t *src, uint32_t len, struct qcn_pfc *f)
 
 static int body_exact(const uint8_t *src, uint32_t len, struct qcn_pfc *f)
 {
-	uint8_t *b = len ? malloc(len) : NULL;
+	uint8_t *b = ktap_exact_copy(src, len);
 	int r;
 
-	if (len)
-		memcpy(b, src, len);
 	r = qcn_pfc_decode_body(b, len, f);
 	free(b);
 	return r;
