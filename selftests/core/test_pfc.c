@@ -99,11 +99,28 @@ static void test_roundtrip(void)
 	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_OK, "decode: padding not checked");
 }
 
+/* the reference frame with one octet changed, and the error it must give */
+static const struct {
+	unsigned int off;
+	uint8_t val;
+	int err;
+	const char *what;
+} mutations[] = {
+	{ 5, 0x02, QCN_PFC_EDEST, "other DA (01:80:C2:00:00:02)" },
+	{ 0, 0x00, QCN_PFC_EDEST, "unicast DA" },
+	{ 13, 0x09, QCN_PFC_ETYPE, "EtherType 0x8809" },
+	{ 14, 0x00, QCN_PFC_EOPCODE, "802.3x PAUSE (0x0001) is not PFC" },
+	{ 15, 0x02, QCN_PFC_EOPCODE, "opcode 0x0102" },
+	{ 16, 0x01, QCN_PFC_ERESERVED, "enable bit 8 reserved" },
+	{ 16, 0x80, QCN_PFC_ERESERVED, "enable bit 15 reserved" },
+};
+
 static void test_reject(void)
 {
 	struct qcn_pfc d;
 	uint8_t buf[60];
 	uint32_t len;
+	unsigned int i;
 	int bad = 0;
 
 	for (len = 0; len < 60; len++)
@@ -117,26 +134,12 @@ static void test_reject(void)
 	CHECK_S64(bad, 0, "decode body: every length below 46 is ETRUNC");
 	CHECK_S64(qcn_pfc_decode(NULL, 60, &d), QCN_PFC_ETRUNC, "decode: NULL buffer");
 	CHECK_S64(qcn_pfc_decode(ref, 60, NULL), QCN_PFC_ETRUNC, "decode: NULL result");
-	memcpy(buf, ref, 60);
-	buf[5] = 0x02;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_EDEST, "decode: other DA (01:80:C2:00:00:02)");
-	memcpy(buf, ref, 60);
-	buf[0] = 0x00;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_EDEST, "decode: unicast DA");
-	memcpy(buf, ref, 60);
-	buf[13] = 0x09;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_ETYPE, "decode: EtherType 0x8809");
-	memcpy(buf, ref, 60);
-	buf[14] = 0x00;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_EOPCODE, "decode: 802.3x PAUSE (0x0001) is not PFC");
-	memcpy(buf, ref, 60);
-	buf[15] = 0x02;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_EOPCODE, "decode: opcode 0x0102");
-	memcpy(buf, ref, 60);
-	buf[16] = 0x01;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_ERESERVED, "decode: enable bit 8 reserved");
-	buf[16] = 0x80;
-	CHECK_S64(decode_exact(buf, 60, &d), QCN_PFC_ERESERVED, "decode: enable bit 15 reserved");
+	for (i = 0; i < sizeof(mutations) / sizeof(mutations[0]); i++) {
+		memcpy(buf, ref, 60);
+		buf[mutations[i].off] = mutations[i].val;
+		CHECK_S64(decode_exact(buf, 60, &d), mutations[i].err, "decode: %s",
+			  mutations[i].what);
+	}
 }
 
 static void test_encode_errors(void)
