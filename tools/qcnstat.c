@@ -205,23 +205,30 @@ static double rate_of(int dev, __u32 handle, int cls, __u64 bytes,
 	return r;
 }
 
+/* (n - *pn) / (d - *pd) since the previous call, -1 at first or when d
+ * did not grow; *pn, *pd then take n, d
+ */
+static double delta_ratio(__u64 *pn, __u64 *pd, __u64 n, __u64 d)
+{
+	double r = -1;
+
+	if (*pd && d > *pd)
+		r = (double)(n - *pn) / (double)(d - *pd);
+	*pn = n;
+	*pd = d;
+	return r;
+}
+
 /* mean Q (bytes) at the CP's sampling instants since the previous poll;
  * -1 at first or without a sample
  */
 static double qsample_of(int dev, __u32 handle, __u64 sbl, __u64 samples)
 {
 	struct prev_slot *p;
-	double r = -1;
 	int fresh;
 
 	p = prev_of(dev, handle, 0, &fresh);
-	if (!p)
-		return -1;
-	if (p->samples && samples > p->samples)
-		r = (double)(sbl - p->sbl) / (double)(samples - p->samples);
-	p->sbl = sbl;
-	p->samples = samples;
-	return r;
+	return p ? delta_ratio(&p->sbl, &p->samples, sbl, samples) : -1;
 }
 
 /* mean backlog (bytes) between this dump and the previous one, on the
@@ -230,17 +237,10 @@ static double qsample_of(int dev, __u32 handle, __u64 sbl, __u64 samples)
 static double qavg_of(int dev, __u32 handle, __u64 bl_ns, __u64 stamp)
 {
 	struct prev_slot *p;
-	double r = -1;
 	int fresh;
 
 	p = prev_of(dev, handle, 0, &fresh);
-	if (!p)
-		return -1;
-	if (p->stamp && stamp > p->stamp)
-		r = (double)(bl_ns - p->bl_ns) / (double)(stamp - p->stamp);
-	p->bl_ns = bl_ns;
-	p->stamp = stamp;
-	return r;
+	return p ? delta_ratio(&p->bl_ns, &p->stamp, bl_ns, stamp) : -1;
 }
 
 static void handle_str(char *buf, size_t len, __u32 h)
