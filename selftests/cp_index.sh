@@ -26,10 +26,11 @@ nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r 5201 5202
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
 # two UDP senders keep a standing queue of ~100 frames (their send buffers
-# stay charged while frames queue), which every change below re-queues
-udp_flow h1 20mbit 60 5201 1200
+# stay charged while frames queue), which every change below re-queues;
+# they run until killed below, however long the changes take
+udp_flow h1 20mbit 600 5201 1200
 c1=$TB_LAST_PID
-udp_flow h2 10mbit 60 5202 1200
+udp_flow h2 10mbit 600 5202 1200
 c2=$TB_LAST_PID
 standing() { [ "$(st qlen)" -gt 10 ]; }
 busywait 10000 standing > /dev/null
