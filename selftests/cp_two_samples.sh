@@ -72,9 +72,11 @@ ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all
 ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
 ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: CNMs for h1's flow"
 ktap_bound --timing occ_h2_cnms "$o2" '>' 10 "occupancy phase: CNMs for h2's flow"
-ktap_bound two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
+# both need sw-pr congested, which the senders' 80 Mbit/s do not reach
+# under the debug kernel beside a busy CPU (a SKIP there, as the rates)
+ktap_bound --timing two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
 	"two-samples phase: CNMs counted as two-samples"
-ktap_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
+ktap_rate_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
 # h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
 ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 8 \
 	"two-samples favours the flow with the higher path-congestion index"
