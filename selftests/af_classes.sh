@@ -86,7 +86,7 @@ traffic()
 	ktap_check "qdisc delete with classes, filters and traffic" nsx sw tc qdisc del dev sw-pr root
 	tb_cleanup
 	ktap_check "sch_qcn unloads afterwards" qcn_unload sch_qcn
-	ktap_check "sch_qcn loads again" qcn_reload_module sch_qcn
+	ktap_check "sch_qcn loads again" qcn_load_module sch_qcn
 }
 
 test_checks kernel_log 1

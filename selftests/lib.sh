@@ -372,22 +372,6 @@ qcn_unload()
 	return 1
 }
 
-# qcn_reload_module MOD: load MOD again after a test unloaded it, for the
-# tests after it.  The debug UML kernel (KASAN) can fail a load with
-# "Exec format error" after its known KASAN report in load_module (not in
-# our code, see scripts/kernel-log-known), so a failed load is retried
-# and said.
-qcn_reload_module()
-{
-	local i
-	for i in 1 2 3; do
-		qcn_load_module "$1" && return 0
-		ktap_info "loading $1 again failed (try $i of 3)"
-		sleep 0.5
-	done
-	return 1
-}
-
 # qcn_require_modules [MOD...]: load the modules (default both) or skip the
 # test with the reason; point tc at this tree's plugins if none is installed.
 qcn_require_modules()

@@ -124,7 +124,7 @@ wait "$snd"
 
 tb_cleanup
 ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload rp_limiter
-ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
+ktap_check "rp_limiter loads again" qcn_load_module rp_limiter
 rm -rf "$tmp"
 ktap_check "no kernel warnings" qcn_dmesg_clean
 ktap_finished

@@ -254,7 +254,7 @@ teardown()
 	busywait 3000 cnm_seen > /dev/null
 	tb_cleanup
 	ktap_check "rp_limiter unloads after namespaces with qcn_rp are gone" qcn_unload rp_limiter
-	ktap_check "rp_limiter loads again" qcn_reload_module rp_limiter
+	ktap_check "rp_limiter loads again" qcn_load_module rp_limiter
 }
 
 ALL_TESTS="counters qau qcn_t teardown"
