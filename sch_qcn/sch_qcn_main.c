@@ -93,6 +93,7 @@
  * the source never sees (qcn_rp keys untagged flows on priority 0 too).
  */
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/if_arp.h>
 #include <linux/if_bridge.h>
@@ -115,6 +116,7 @@
 #include <qcn/qcn_culprit.h>
 #include <qcn/qcn_cnm.h>
 #include "sch_qcn_af.h"
+#include "sch_qcn_pfc.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
 #define QCN_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
@@ -158,6 +160,8 @@ struct qcn_skb_cb {
 	u32	off;		/* indexed: the flow's byte count at enqueue */
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
+	u8	pfc_prio;	/* its priority, for pfc_slot */
+	u8	pfc_slot;	/* the PFC port it counts for, 0: none */
 };
 
 /*
@@ -208,6 +212,7 @@ struct qcn_pci {
 
 struct qcn_net {
 	struct qcn_pci	pci;		/* the namespace's own table */
+	struct sch_qcn_pfc_net pfc;	/* its PFC ports (sch_qcn_pfc.h) */
 };
 
 static unsigned int qcn_net_id __read_mostly;
@@ -264,6 +269,11 @@ struct qcn_sched_data {
 	u32		fabric_id;	/* 0: none */
 	bool		pci_user;	/* counted in pci->users */
 	struct sch_qcn_af *af;
+	struct sch_qcn_pfc_net *pfc_net;	/* the namespace's PFC ports */
+	struct sch_qcn_pfc_port *pfc_port;	/* this device's, if pfc-xoff */
+	u32		pfc_xoff;	/* bytes, 0: no PFC generation */
+	u32		pfc_xon;
+	u32		pfc_quanta;
 	struct qdisc_watchdog watchdog;
 	struct hrtimer	ka_timer;
 	/*
@@ -370,6 +380,13 @@ static struct qcn_pci *qcn_net_pci(struct Qdisc *sch)
 	struct qcn_net *qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
 
 	return &qn->pci;
+}
+
+static struct sch_qcn_pfc_net *qcn_net_pfc(struct Qdisc *sch)
+{
+	struct qcn_net *qn = net_generic(dev_net(qdisc_dev(sch)), qcn_net_id);
+
+	return &qn->pfc;
 }
 
 /* fabric ID's table, created for its first instance */
@@ -531,6 +548,8 @@ static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 		qdisc_qstats_backlog_dec(sch, skb);
 		sch->q.qlen--;
 		q->memory_usage -= skb->truesize;
+		sch_qcn_pfc_unaccount(q->pfc_net, qcn_cb(skb)->pfc_slot,
+				      qcn_cb(skb)->pfc_prio, qdisc_pkt_len(skb));
 	}
 	return skb;
 }
@@ -1102,6 +1121,28 @@ static bool qcn_skb_is_cnm(const struct sk_buff *skb)
 	return proto && *proto == htons(ETH_P_CNM);
 }
 
+/*
+ * A frame's 802.1Q priority for PFC: the PCP of its tag (accelerated or
+ * in-band), else skb->priority & 7, the priority its sender gave it (veth
+ * and the bridge keep it; 802.1Q gives an untagged frame its port's
+ * default priority, 0, which is what an unset skb->priority is).
+ */
+static u8 qcn_frame_prio(const struct sk_buff *skb)
+{
+	struct vlan_hdr _vh;
+	const struct vlan_hdr *vh;
+
+	if (skb_vlan_tag_present(skb))
+		return skb_vlan_tag_get_prio(skb);
+	if (eth_type_vlan(skb->protocol)) {
+		vh = skb_header_pointer(skb, skb_mac_offset(skb) + ETH_HLEN,
+					sizeof(_vh), &_vh);
+		if (vh)
+			return ntohs(vh->h_vlan_TCI) >> VLAN_PRIO_SHIFT;
+	}
+	return skb->priority & 7;
+}
+
 /* One Ethernet frame of AF handle 'handle' arrives: queue or tail-drop it, sample. */
 static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free, u32 handle)
@@ -1115,6 +1156,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
 	cb->is_cnm = qdisc_dev(sch)->type == ARPHRD_ETHER && qcn_skb_is_cnm(skb);
+	cb->pfc_slot = 0;
 	len = qdisc_pkt_len(skb);
 	/* feed the index only while a two-samples instance reads it; hash
 	 * before the skb is linked (qcn_flow_link())
@@ -1131,6 +1173,12 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
 		q->memory_usage += skb->truesize;
+		/* the switch's input accounting: the port it came in by */
+		if (READ_ONCE(q->pfc_net->nports) && skb->skb_iif) {
+			cb->pfc_prio = qcn_frame_prio(skb);
+			cb->pfc_slot = sch_qcn_pfc_account(q->pfc_net, skb->skb_iif,
+							   cb->pfc_prio, len);
+		}
 	}
 	if (!cb->is_cnm) {
 		if (pci)
@@ -1325,6 +1373,14 @@ static struct netlink_range_validation qcn_fb_period_range = {
 	.min = 1, .max = TC_QCN_MAX_FB_PERIOD,
 };
 
+static struct netlink_range_validation qcn_pfc_bytes_range = {
+	.max	= TC_QCN_MAX_SIZE,
+};
+
+static struct netlink_range_validation qcn_pfc_quanta_range = {
+	.min = 1, .max = TC_QCN_MAX_PFC_QUANTA,
+};
+
 static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_limit_range),
 	[TCA_QCN_RATE]		= NLA_POLICY_FULL_RANGE(NLA_U64, &qcn_rate_range),
@@ -1346,7 +1402,66 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_AF_FB]		= NLA_POLICY_MAX(NLA_U8, TC_QCN_AF_FB_MAX),
 	[TCA_QCN_FB_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_fb_period_range),
 	[TCA_QCN_FABRIC]	= NLA_POLICY_VALIDATE_FN(NLA_U32, qcn_validate_fabric),
+	[TCA_QCN_PFC_XOFF]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_bytes_range),
+	[TCA_QCN_PFC_XON]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_bytes_range),
+	[TCA_QCN_PFC_QUANTA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_quanta_range),
 };
+
+/*
+ * The PFC generation settings after a change: pfc-xoff 0 turns it off;
+ * pfc-xon defaults to 2/5 of pfc-xoff (the occupancy-sampling paper's
+ * Table I: 44 KB of 110 KB), pfc-quanta to the largest pause.  The pause
+ * is timed at the port's rate: the qdisc's, else the link's, else 1 Gbit/s.
+ */
+static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
+		       struct sch_qcn_pfc_cfg *pfc,
+		       struct netlink_ext_ack *extack)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct ethtool_link_ksettings ks;
+	u64 rate;
+
+	pfc->xoff = tb[TCA_QCN_PFC_XOFF] ? nla_get_u32(tb[TCA_QCN_PFC_XOFF]) :
+					   q->pfc_xoff;
+	if (tb[TCA_QCN_PFC_XON])
+		pfc->xon = nla_get_u32(tb[TCA_QCN_PFC_XON]);
+	else if (tb[TCA_QCN_PFC_XOFF])
+		pfc->xon = div_u64((u64)pfc->xoff * 2, 5);
+	else
+		pfc->xon = q->pfc_xon;
+	pfc->quanta = tb[TCA_QCN_PFC_QUANTA] ?
+		      nla_get_u32(tb[TCA_QCN_PFC_QUANTA]) :
+		      (q->pfc_quanta ?: TC_QCN_MAX_PFC_QUANTA);
+	if (!pfc->xoff) {
+		if (tb[TCA_QCN_PFC_XON] || tb[TCA_QCN_PFC_QUANTA]) {
+			NL_SET_ERR_MSG(extack,
+				       "qcn: pfc-xon and pfc-quanta need pfc-xoff");
+			return -EINVAL;
+		}
+		pfc->xon = 0;
+		pfc->quanta = 0;
+		return 0;
+	}
+	if (pfc->xon > pfc->xoff) {
+		NL_SET_ERR_MSG(extack, "qcn: pfc-xon must not exceed pfc-xoff");
+		return -EINVAL;
+	}
+	if (dev->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(extack, "qcn: PFC needs an Ethernet device");
+		return -EOPNOTSUPP;
+	}
+	rate = tb[TCA_QCN_RATE] ? nla_get_u64(tb[TCA_QCN_RATE]) : q->rate;
+	if (rate) {
+		pfc->rate_bps = rate * 8;
+	} else if (!__ethtool_get_link_ksettings(dev, &ks) &&
+		   ks.base.speed && ks.base.speed != SPEED_UNKNOWN) {
+		pfc->rate_bps = (u64)ks.base.speed * 1000000;
+	} else {
+		pfc->rate_bps = 1000000000ULL;
+	}
+	return 0;
+}
 
 static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
@@ -1355,7 +1470,9 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	struct nlattr *tb[TCA_QCN_MAX + 1];
 	unsigned int dropped = 0, dropped_len = 0;
 	struct qcn_fabric *fabric = NULL, *old_fabric = NULL;
+	struct sch_qcn_pfc_port *pfc_gone = NULL;
 	struct qcn_flow *flows = NULL;
+	struct sch_qcn_pfc_cfg pfc;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
 	bool was_two, indexed, af;
@@ -1387,6 +1504,9 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			       "qcn: feedback signed (N-AIMD) does not combine with AF-QCN");
 		return -EINVAL;
 	}
+	err = qcn_pfc_cfg(sch, tb, &pfc, extack);
+	if (err)
+		return err;
 	fabric_id = tb[TCA_QCN_FABRIC] ? nla_get_u32(tb[TCA_QCN_FABRIC]) :
 					 q->fabric_id;
 	if (fabric_id && fabric_id != q->fabric_id) {
@@ -1410,11 +1530,18 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		return -ENOMEM;
 	}
 	err = sch_qcn_af_prepare(q->af, tb, extack);
+	if (!err && pfc.xoff)
+		err = sch_qcn_pfc_port_set(q->pfc_net, qdisc_dev(sch), &pfc,
+					   &q->pfc_port, extack);
 	if (err) {
 		kvfree(flows);
 		kvfree(index);
 		qcn_fabric_put(fabric);
 		return err;
+	}
+	if (!pfc.xoff) {
+		pfc_gone = q->pfc_port;
+		q->pfc_port = NULL;
 	}
 
 	sch_tree_lock(sch);
@@ -1454,6 +1581,9 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->feedback, feedback);
 	if (tb[TCA_QCN_FB_PERIOD])
 		WRITE_ONCE(q->fb_period, nla_get_u32(tb[TCA_QCN_FB_PERIOD]));
+	WRITE_ONCE(q->pfc_xoff, pfc.xoff);
+	WRITE_ONCE(q->pfc_xon, pfc.xon);
+	WRITE_ONCE(q->pfc_quanta, pfc.quanta);
 	WRITE_ONCE(q->cp_params.qeq, p.qeq);
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
@@ -1487,6 +1617,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	qdisc_tree_reduce_backlog(sch, dropped, dropped_len);
 	sch_tree_unlock(sch);
 	qcn_fabric_put(old_fabric);
+	sch_qcn_pfc_port_del(pfc_gone);
 	return 0;
 }
 
@@ -1498,6 +1629,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	/* everything .destroy touches first: it also runs when init fails */
 	q->sch = sch;
 	q->pci = qcn_net_pci(sch);
+	q->pfc_net = qcn_net_pfc(sch);
 	spin_lock_init(&q->cnm_lock);
 	spin_lock_init(&q->timer_lock);
 	tasklet_setup(&q->cnm_tasklet, qcn_cnm_tasklet);
@@ -1535,6 +1667,7 @@ static void qcn_destroy(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 
+	sch_qcn_pfc_port_del(q->pfc_port);
 	hrtimer_cancel(&q->ka_timer);
 	qdisc_watchdog_cancel(&q->watchdog);
 	tasklet_kill(&q->cnm_tasklet);
@@ -1570,7 +1703,10 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
 	    nla_put_u8(skb, TCA_QCN_FEEDBACK, READ_ONCE(q->feedback)) ||
 	    nla_put_u32(skb, TCA_QCN_FB_PERIOD, READ_ONCE(q->fb_period)) ||
-	    nla_put_u32(skb, TCA_QCN_FABRIC, READ_ONCE(q->fabric_id)))
+	    nla_put_u32(skb, TCA_QCN_FABRIC, READ_ONCE(q->fabric_id)) ||
+	    nla_put_u32(skb, TCA_QCN_PFC_XOFF, READ_ONCE(q->pfc_xoff)) ||
+	    nla_put_u32(skb, TCA_QCN_PFC_XON, READ_ONCE(q->pfc_xon)) ||
+	    nla_put_u32(skb, TCA_QCN_PFC_QUANTA, READ_ONCE(q->pfc_quanta)))
 		goto nla_put_failure;
 	if (q->af && sch_qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
@@ -1602,6 +1738,7 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.memory_usage = q->memory_usage;
 	st.af_classes = q->af ? sch_qcn_af_tracked(q->af) : 0;
 	st.stamp_ns = q->bl_stamp;
+	sch_qcn_pfc_stats(q->pfc_port, &st);
 	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }

@@ -21,7 +21,8 @@ static void explain(void)
 		"               [ af on|off ] [ alpha FRAC ] [ ts TIME ] [ beta FRAC ]\n"
 		"               [ active BYTES ] [ af-fb clamp|signed ]\n"
 		"               [ feedback qcn|signed ] [ fb-period N ]\n"
-		"               [ fabric ID ]\n");
+		"               [ fabric ID ]\n"
+		"               [ pfc-xoff BYTES ] [ pfc-xon BYTES ] [ pfc-quanta N ]\n");
 }
 
 static void explain_class(void)
@@ -58,7 +59,7 @@ static int bad(const char *what, const char *arg)
 static const char * const qcn_opts[] = {
 	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
 	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", "feedback",
-	"fb-period", "af-fb", "fabric", NULL
+	"fb-period", "af-fb", "fabric", "pfc-xoff", "pfc-xon", "pfc-quanta", NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -74,8 +75,9 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	bool has_limit = false, has_qeq = false, has_interval = false;
 	bool has_keepalive = false, has_cpid = false, has_rate = false;
 	bool has_w = false, has_active = false, has_fb_period = false;
-	bool has_fabric = false;
-	__u32 fabric = 0;
+	bool has_fabric = false, has_pfc_xoff = false, has_pfc_xon = false;
+	__u64 pfc_xoff = 0, pfc_xon = 0;
+	__u32 fabric = 0, pfc_quanta = 0;
 	int sched = -1, sample = -1, af = -1, feedback = -1, af_fb = -1;
 	__u32 fb_period = 0;
 	__u64 rate = 0;
@@ -186,6 +188,17 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					 TC_QCN_MAX_FABRIC))
 				return -1;
 			has_fabric = true;
+		} else if (strcmp(opt, "pfc-xoff") == 0 || strcmp(opt, "pfc-xon") == 0) {
+			bool xoff = strcmp(opt, "pfc-xoff") == 0;
+
+			if (tcq_get_size(xoff ? &pfc_xoff : &pfc_xon, "qcn", opt, *argv,
+					 0, TC_QCN_MAX_SIZE))
+				return -1;
+			*(xoff ? &has_pfc_xoff : &has_pfc_xon) = true;
+		} else if (strcmp(opt, "pfc-quanta") == 0) {
+			if (tcq_get_uint(&pfc_quanta, "qcn", opt, *argv, 1,
+					 TC_QCN_MAX_PFC_QUANTA))
+				return -1;
 		}
 		argc--;
 		argv++;
@@ -230,6 +243,12 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_AF_FB, af_fb);
 	if (has_fabric)
 		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_FABRIC, fabric);
+	if (has_pfc_xoff)
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_XOFF, pfc_xoff);
+	if (has_pfc_xon)
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_XON, pfc_xon);
+	if (pfc_quanta)
+		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_QUANTA, pfc_quanta);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -306,7 +325,38 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	/* absent from a module older than this plugin */
 	if (rta_ok_len(tb[TCA_QCN_FABRIC], 4))
 		tcq_print_uint("fabric", "fabric %u ", rta_u32(tb[TCA_QCN_FABRIC]));
+	/* PFC generation, shown when on */
+	if (rta_ok_len(tb[TCA_QCN_PFC_XOFF], 4) && rta_u32(tb[TCA_QCN_PFC_XOFF])) {
+		tcq_print_size("pfc_xoff", "pfc-xoff %s ", rta_u32(tb[TCA_QCN_PFC_XOFF]));
+		if (rta_ok_len(tb[TCA_QCN_PFC_XON], 4))
+			tcq_print_size("pfc_xon", "pfc-xon %s ", rta_u32(tb[TCA_QCN_PFC_XON]));
+		if (rta_ok_len(tb[TCA_QCN_PFC_QUANTA], 4))
+			tcq_print_uint("pfc_quanta", "pfc-quanta %u ",
+				       rta_u32(tb[TCA_QCN_PFC_QUANTA]));
+	}
 	return 0;
+}
+
+/* " v0 v1 ..." as text, an array KEY in JSON */
+static void print_u64_array(const char *key, const __u64 *v, int n)
+{
+	int i;
+
+	open_json_array(PRINT_JSON, key);
+	for (i = 0; i < n; i++)
+		tcq_print_u64(NULL, " %llu", v[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* any PFC generation counter set: a port that generates PFC */
+static bool pfc_counted(const struct tc_qcn_xstats *st)
+{
+	int i;
+
+	for (i = 0; i < TC_QCN_PFC_PRIOS; i++)
+		if (st->pfc_xoff_sent[i] || st->pfc_ingress_max[i])
+			return true;
+	return st->pfc_tx_fail != 0;
 }
 
 static void print_class_xstats(const struct tc_qcn_class_xstats *st)
@@ -326,7 +376,6 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 {
 	struct tc_qcn_class_xstats cst;
 	struct tc_qcn_xstats st;
-	int i;
 
 	(void)qu;
 	(void)f;
@@ -389,10 +438,22 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 			      st.cnm_delay_max_ns);
 	}
 	tcq_print_fp("%s", "\n  qfb_hist");
-	open_json_array(PRINT_JSON, "qfb_hist");
-	for (i = 0; i < TC_QCN_QFB_BUCKETS; i++)
-		tcq_print_u64(NULL, " %llu", st.qfb_hist[i]);
-	close_json_array(PRINT_JSON, NULL);
+	print_u64_array("qfb_hist", st.qfb_hist, TC_QCN_QFB_BUCKETS);
+	/* PFC generation, from a module that has it, once it has counted */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, pfc_tx_fail) +
+					     sizeof(st.pfc_tx_fail) && pfc_counted(&st)) {
+		tcq_print_fp("%s", "\n  pfc_xoff_sent");
+		print_u64_array("pfc_xoff_sent", st.pfc_xoff_sent, TC_QCN_PFC_PRIOS);
+		tcq_print_fp("%s", " pfc_xon_sent");
+		print_u64_array("pfc_xon_sent", st.pfc_xon_sent, TC_QCN_PFC_PRIOS);
+		tcq_print_fp("%s", "\n  pfc_pausing_ns");
+		print_u64_array("pfc_pausing_ns", st.pfc_pausing_ns, TC_QCN_PFC_PRIOS);
+		tcq_print_fp("%s", "\n  pfc_ingress_bytes");
+		print_u64_array("pfc_ingress_bytes", st.pfc_ingress_bytes, TC_QCN_PFC_PRIOS);
+		tcq_print_fp("%s", " pfc_ingress_max");
+		print_u64_array("pfc_ingress_max", st.pfc_ingress_max, TC_QCN_PFC_PRIOS);
+		tcq_print_u64("pfc_tx_fail", " pfc_tx_fail %llu", st.pfc_tx_fail);
+	}
 	return 0;
 }
 

@@ -49,6 +49,7 @@
 #define TC_QCN_RP_MAX_AP_PKTS	1000000
 #define TC_QCN_RP_MAX_FB_UNIT	65535		/* bytes */
 #define TC_QCN_MAX_FABRIC	65535		/* fabric ids 1..N (0: none) */
+#define TC_QCN_MAX_PFC_QUANTA	65535		/* 802.1Qbb time[p] */
 
 /* ---------------------------------------------------------------- qcn */
 
@@ -125,6 +126,11 @@ enum {
 				 * instances of this fabric id in every
 				 * namespace; 0 = this namespace's own
 				 */
+	TCA_QCN_PFC_XOFF,	/* u32: PFC generation for frames arriving on
+				 * this device: pause above, bytes; 0 = off
+				 */
+	TCA_QCN_PFC_XON,	/* u32: resume below, bytes (<= PFC_XOFF) */
+	TCA_QCN_PFC_QUANTA,	/* u32: pause time sent, quanta, 1..65535 */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -140,6 +146,7 @@ enum {
 #define TCA_QCN_CLASS_MAX (__TCA_QCN_CLASS_MAX - 1)
 
 #define TC_QCN_QFB_BUCKETS 8	/* histogram of qFb / 8 */
+#define TC_QCN_PFC_PRIOS 8	/* 802.1Q priorities */
 
 struct tc_qcn_xstats {
 	__u64	samples;		/* sampling instants (incl. keep-alive) */
@@ -177,6 +184,18 @@ struct tc_qcn_xstats {
 	 */
 	__u64	cnm_delay_ns;
 	__u64	cnm_delay_max_ns;
+	/* PFC generation (pfc-xoff): for the frames that arrived on this
+	 * device, per priority: PFC frames sent with a pause time (XOFF and
+	 * its refreshes) and with time 0 (XON), the time the priority was
+	 * held paused (ns), the bytes queued in the namespace's qcn
+	 * instances now and at most, and frames that could not be sent
+	 */
+	__u64	pfc_xoff_sent[TC_QCN_PFC_PRIOS];
+	__u64	pfc_xon_sent[TC_QCN_PFC_PRIOS];
+	__u64	pfc_pausing_ns[TC_QCN_PFC_PRIOS];
+	__u64	pfc_ingress_bytes[TC_QCN_PFC_PRIOS];
+	__u64	pfc_ingress_max[TC_QCN_PFC_PRIOS];
+	__u64	pfc_tx_fail;
 };
 
 struct tc_qcn_class_xstats {
