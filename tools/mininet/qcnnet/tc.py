@@ -17,7 +17,8 @@ import shlex
 # tc-plugin/q_qcn.c: qcn_opts and qcn_class_opts
 QCN_OPTS = ('limit', 'memory_limit', 'rate', 'sched', 'qeq', 'w', 'interval',
             'sample', 'keepalive', 'cpid', 'af', 'alpha', 'ts', 'beta',
-            'active', 'feedback', 'fb-period', 'af-fb', 'fabric')
+            'active', 'feedback', 'fb-period', 'af-fb', 'fabric', 'pfc-xoff',
+            'pfc-xon', 'pfc-quanta')
 QCN_CLASS_OPTS = ('weight', 'maxrate')
 # tc-plugin/q_qcn_rp.c: rp_opts
 QCN_RP_OPTS = ('maxrate', 'max-rate', 'gd', 'ai-rate', 'hai-rate',
