@@ -19,7 +19,7 @@
 
 static const char usage_text[] =
 "Usage: udp_send -d ADDR [-p PORT] [-b SRC_PORT] [-s SIZE] [-r RATE]\n"
-"                [-t SECONDS] [-c COUNT] [-B SIZE] [-g] [-k N]\n"
+"                [-t SECONDS] [-c COUNT] [-B SIZE] [-g] [-k N] [-P PRIO]\n"
 "\n"
 "Sends UDP datagrams of SIZE payload to ADDR:PORT at RATE until SECONDS\n"
 "passed or COUNT datagrams went out (one of -t and -c is needed).  A sender\n"
@@ -51,6 +51,8 @@ static const char usage_text[] =
 "               average at RATE (an on-off source: -s 1000 -k 10 -r 50mbit\n"
 "               sends a 10 KB burst every 1.6 ms); without -k, one datagram\n"
 "               per send, or up to 1 ms of RATE with -g\n"
+"  -P PRIO      the socket's SO_PRIORITY (skb->priority of its frames;\n"
+"               0..6, or any as root)\n"
 "  -h, --help   this text\n"
 "Exit status: 0, 1 on a socket error, 2 on bad usage.\n";
 
@@ -79,14 +81,14 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	size_t size = 1000;
 	static char buf[65536];
-	int c, fd, sndbuf = 0, gso, seg;
+	int c, fd, sndbuf = 0, gso, seg, prio = -1;
 	const char *env = getenv("UDP_SEND_GSO");
 	size_t batch = 1, k, burst = 0;
 	uint64_t v;
 	char *end;
 
 	gso = env && atoi(env) > 0;
-	while ((c = getopt_long(argc, argv, "d:p:b:s:r:t:c:B:gk:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:p:b:s:r:t:c:B:gk:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			addr = optarg;
@@ -131,6 +133,9 @@ int main(int argc, char **argv)
 			if (!burst)
 				usage("bad burst (datagrams, 1..65536)", optarg);
 			break;
+		case 'P':
+			prio = (int)num("bad priority", optarg, 0x7fffffff);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -151,6 +156,10 @@ int main(int argc, char **argv)
 	if (fd < 0 || (src.sin_port &&
 		       bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
 		perror("udp_send");
+		return 1;
+	}
+	if (prio >= 0 && setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) < 0) {
+		perror("udp_send: SO_PRIORITY");
 		return 1;
 	}
 	if (sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0 &&
