@@ -115,6 +115,7 @@
 #include <qcn/qcn_cp.h>
 #include <qcn/qcn_culprit.h>
 #include <qcn/qcn_cnm.h>
+#include <qcn/qcn_pfc.h>
 #include "sch_qcn_af.h"
 #include "sch_qcn_pfc.h"
 
@@ -153,6 +154,10 @@
  */
 #define QCN_MIN_KEEPALIVE	TC_QCN_MIN_KEEPALIVE	/* us, or 0: off */
 #define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
+#define QCN_NPRIO		QCN_PFC_NPRIO	/* 802.1Q priorities: PFC bands */
+#define QCN_BAND_FLOWS		(QCN_FLOWS / QCN_NPRIO)	/* DRR flows per band */
+/* PFC: a port whose ethtool speed is unknown times pauses at 1 Gbit/s */
+#define QCN_PFC_DEF_BPS		1000000000ULL
 
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
@@ -177,7 +182,9 @@ struct qcn_flow {
 	struct sk_buff	*tail;
 	struct rb_root_cached tree;	/* indexed */
 	struct rb_node	*last;		/* indexed: the rightmost node */
-	struct list_head flowchain;	/* on q->active while backlogged */
+	struct list_head flowchain;	/* on its band's q->active[] while
+					 * backlogged
+					 */
 	u32		backlog;	/* bytes */
 	u32		in_off;		/* indexed: bytes ever queued, mod 2^32 */
 	int		deficit;
@@ -252,7 +259,17 @@ struct qcn_sched_data {
 	u32		*index;		/* QCN_FLOWS + 1: flow backlogs (DRR) */
 	struct qcn_flow	fifo;
 	bool		indexed;	/* occupancy culprits can be asked for */
-	struct list_head active;
+	/*
+	 * pfc: 802.1Qbb PFC frames received on the device pause the frames
+	 * of their priorities.  The queue is then split into QCN_NPRIO
+	 * bands, one per priority (flows[band] under FIFO, QCN_BAND_FLOWS
+	 * flows per band under DRR), served by DRR among the bands not
+	 * paused.  Without pfc every flow is on active[0].
+	 */
+	bool		pfc;
+	u8		band;		/* pfc: the band DRR serves next */
+	int		band_deficit[QCN_NPRIO];
+	struct list_head active[QCN_NPRIO];
 	u32		quantum;
 	u32		backlog;	/* bytes in the flow queues */
 	u32		memory_usage;	/* their truesize */
@@ -291,6 +308,25 @@ struct qcn_sched_data {
 	struct tasklet_struct cnm_tasklet;
 
 	struct tc_qcn_xstats stats;	/* CNM counters also under cnm_lock */
+
+	/*
+	 * PFC reception.  pfc_pt is a per-device ETH_P_ALL tap: taps run
+	 * in __netif_receive_skb_core() before the device's rx_handler,
+	 * so a bridge port's tap sees the PFC frames br_handle_frame()
+	 * drops.  The tap never takes the root lock: it writes pfc_until[]
+	 * (WRITE_ONCE, under pfc_lock), which dequeue reads with
+	 * READ_ONCE, and kicks the qdisc when a pause ends early.
+	 */
+	struct packet_type pfc_pt;
+	bool		pfc_tap;	/* pfc_pt registered (RTNL) */
+	u64		pfc_bps;	/* the port rate pauses are timed at */
+	spinlock_t	pfc_lock;	/* the fields below */
+	u64		pfc_until[QCN_NPRIO];	/* paused while now < this, ns */
+	u64		pfc_start[QCN_NPRIO];	/* when that pause began */
+	u64		pfc_rx[QCN_NPRIO];
+	u64		pfc_rx_xon;
+	u64		pfc_rx_ignored;
+	u64		pfc_paused_ns[QCN_NPRIO];	/* ended pauses' time */
 };
 
 static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
@@ -438,6 +474,12 @@ static bool qcn_needs_index(u8 sample, u32 keepalive)
 	return sample != TC_QCN_SAMPLE_ARRIVAL || keepalive;
 }
 
+/* frames spread over several flows: q->index finds occupied bytes */
+static bool qcn_multi(const struct qcn_sched_data *q)
+{
+	return q->sched == TC_QCN_SCHED_DRR || q->pfc;
+}
+
 static void qcn_flow_link(struct qcn_sched_data *q, struct qcn_flow *flow,
 			  struct sk_buff *skb)
 {
@@ -462,7 +504,7 @@ static void qcn_flow_link(struct qcn_sched_data *q, struct qcn_flow *flow,
 	rb_link_node(&skb->rbnode, flow->last, link);
 	rb_insert_color_cached(&skb->rbnode, &flow->tree, !flow->last);
 	flow->last = &skb->rbnode;
-	if (q->sched == TC_QCN_SCHED_DRR)
+	if (qcn_multi(q))
 		qcn_culprit_index_add(q->index, QCN_FLOWS, cb->flow,
 				      qdisc_pkt_len(skb));
 }
@@ -489,41 +531,71 @@ static struct sk_buff *qcn_flow_unlink(struct qcn_sched_data *q,
 	skb = rb_to_skb(n);
 	skb_mark_not_on_list(skb);
 	skb->dev = qdisc_dev(q->sch);
-	if (q->sched == TC_QCN_SCHED_DRR)
+	if (qcn_multi(q))
 		qcn_culprit_index_add(q->index, QCN_FLOWS, qcn_cb(skb)->flow,
 				      0U - qdisc_pkt_len(skb));
 	return skb;
+}
+
+/*
+ * A frame's 802.1Q priority, its PFC band and the priority its input
+ * accounting counts it for: the PCP of its VLAN tag (accelerated or
+ * in-band), else skb->priority modulo 8, the priority its sender gave it
+ * (veth and the bridge keep it; 802.1Q gives an untagged frame its
+ * port's default priority, 0, which is what an unset skb->priority is).
+ */
+static u8 qcn_skb_prio(const struct sk_buff *skb)
+{
+	__be16 _hdr[2], *hdr;
+
+	if (skb_vlan_tag_present(skb))
+		return skb_vlan_tag_get_prio(skb);
+	hdr = skb_header_pointer(skb, offsetof(struct ethhdr, h_proto),
+				 sizeof(_hdr), _hdr);
+	if (hdr && eth_type_vlan(hdr[0]))
+		return ntohs(hdr[1]) >> VLAN_PRIO_SHIFT;
+	return skb->priority & (QCN_NPRIO - 1);
 }
 
 static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 {
 	struct qcn_skb_cb *cb = qcn_cb(skb);
 	struct qcn_flow *flow;
+	u32 band = 0;
 
-	cb->flow = q->sched == TC_QCN_SCHED_DRR ?
-		   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
+	if (likely(!q->pfc)) {
+		cb->flow = q->sched == TC_QCN_SCHED_DRR ?
+			   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
+	} else {
+		band = qcn_skb_prio(skb);
+		cb->flow = q->sched == TC_QCN_SCHED_DRR ?
+			   band * QCN_BAND_FLOWS +
+			   reciprocal_scale(skb_get_hash(skb), QCN_BAND_FLOWS) :
+			   band;
+	}
 	flow = &q->flows[cb->flow];
 	qcn_flow_link(q, flow, skb);
 	flow->backlog += qdisc_pkt_len(skb);
 	q->backlog += qdisc_pkt_len(skb);
 	if (list_empty(&flow->flowchain)) {
-		list_add_tail(&flow->flowchain, &q->active);
+		list_add_tail(&flow->flowchain, &q->active[band]);
 		flow->deficit = q->quantum;
 		q->nr_active++;
 	}
 }
 
-/* Next frame in service order, unlinked; NULL when empty.  No pacing. */
-static struct sk_buff *qcn_flow_dequeue(struct qcn_sched_data *q)
+/* Next frame of the flows on @active, unlinked; NULL when empty. */
+static struct sk_buff *qcn_band_dequeue(struct qcn_sched_data *q,
+					struct list_head *active)
 {
 	struct qcn_flow *flow;
 	struct sk_buff *skb;
 
-	while (!list_empty(&q->active)) {
-		flow = list_first_entry(&q->active, struct qcn_flow, flowchain);
+	while (!list_empty(active)) {
+		flow = list_first_entry(active, struct qcn_flow, flowchain);
 		if (q->sched == TC_QCN_SCHED_DRR && flow->deficit <= 0) {
 			flow->deficit += q->quantum;
-			list_move_tail(&flow->flowchain, &q->active);
+			list_move_tail(&flow->flowchain, active);
 			continue;
 		}
 		skb = qcn_flow_unlink(q, flow);
@@ -539,18 +611,82 @@ static struct sk_buff *qcn_flow_dequeue(struct qcn_sched_data *q)
 	return NULL;
 }
 
+/*
+ * Next frame, unlinked, whatever pauses are in force (re-sorting, drops
+ * at a lowered limit, purges); NULL when empty.  No pacing.
+ */
+static struct sk_buff *qcn_flow_dequeue(struct qcn_sched_data *q)
+{
+	u32 b;
+
+	if (likely(!q->pfc))
+		return qcn_band_dequeue(q, &q->active[0]);
+	for (b = 0; b < QCN_NPRIO; b++)
+		if (!list_empty(&q->active[b]))
+			return qcn_band_dequeue(q, &q->active[b]);
+	return NULL;
+}
+
+/*
+ * pfc: the next frame of the bands not paused at @now, by DRR among
+ * them (quantum q->quantum bytes); NULL with *wake the end of the
+ * earliest pause that holds a backlog back (0: nothing queued).
+ */
+static struct sk_buff *qcn_pfc_dequeue(struct qcn_sched_data *q, u64 now,
+				       u64 *wake)
+{
+	struct sk_buff *skb;
+	u32 b, ready = 0;
+	u64 until;
+
+	*wake = 0;
+	for (b = 0; b < QCN_NPRIO; b++) {
+		if (list_empty(&q->active[b]))
+			continue;
+		until = READ_ONCE(q->pfc_until[b]);
+		if (until > now) {
+			if (!*wake || until < *wake)
+				*wake = until;
+			continue;
+		}
+		ready |= BIT(b);
+	}
+	if (!ready)
+		return NULL;
+	/* each turn round the bands raises every ready band's deficit */
+	for (b = q->band; !(ready & BIT(b)) || q->band_deficit[b] <= 0;
+	     b = (b + 1) % QCN_NPRIO)
+		if (ready & BIT(b))
+			q->band_deficit[b] += q->quantum;
+	skb = qcn_band_dequeue(q, &q->active[b]);
+	q->band_deficit[b] -= qdisc_pkt_len(skb);
+	if (list_empty(&q->active[b])) {
+		q->band_deficit[b] = 0;
+		b = (b + 1) % QCN_NPRIO;
+	}
+	q->band = b;
+	return skb;
+}
+
+/* skb has left the flow queues: the qdisc's counters follow */
+static void qcn_dequeued(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	q->memory_usage -= skb->truesize;
+	sch_qcn_pfc_unaccount(q->pfc_net, qcn_cb(skb)->pfc_slot,
+			      qcn_cb(skb)->pfc_prio, qdisc_pkt_len(skb));
+}
+
 static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qcn_flow_dequeue(q);
 
-	if (skb) {
-		qdisc_qstats_backlog_dec(sch, skb);
-		sch->q.qlen--;
-		q->memory_usage -= skb->truesize;
-		sch_qcn_pfc_unaccount(q->pfc_net, qcn_cb(skb)->pfc_slot,
-				      qcn_cb(skb)->pfc_prio, qdisc_pkt_len(skb));
-	}
+	if (skb)
+		qcn_dequeued(sch, skb);
 	return skb;
 }
 
@@ -584,12 +720,13 @@ static int qcn_flows_alloc(struct Qdisc *sch, struct qcn_flow **flows,
 }
 
 /*
- * Re-queue the queued frames after a change of 'sched' or of the flows'
- * layout (indexed or not, frames hashed or not), under the lock; flows and
- * index, if not NULL, replace &q->fifo (DRR chosen the first time).
+ * Re-queue the queued frames after a change of 'sched', 'pfc' or of the
+ * flows' layout (indexed or not, frames hashed or not), under the lock;
+ * flows and index, if not NULL, replace &q->fifo (DRR or pfc chosen the
+ * first time).
  */
-static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed,
-		       struct qcn_flow *flows, u32 *index)
+static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool pfc,
+		       bool indexed, struct qcn_flow *flows, u32 *index)
 {
 	struct sk_buff_head list;
 	struct sk_buff *skb;
@@ -602,7 +739,10 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool indexed,
 		q->index = index;
 	}
 	q->sched = sched;
+	WRITE_ONCE(q->pfc, pfc);
 	q->indexed = indexed;
+	q->band = 0;
+	memset(q->band_deficit, 0, sizeof(q->band_deficit));
 	while ((skb = __skb_dequeue(&list)) != NULL)
 		qcn_flow_add(q, skb);
 }
@@ -625,7 +765,7 @@ static struct sk_buff *qcn_occupied(struct qcn_sched_data *q, u32 rnd)
 
 	if (!q->backlog || !q->indexed)
 		return NULL;
-	if (q->sched == TC_QCN_SCHED_DRR) {
+	if (qcn_multi(q)) {
 		f = qcn_culprit_index_find(q->index, QCN_FLOWS, off, &off);
 		if (f >= QCN_FLOWS)
 			return NULL;	/* index out of sync: not reached */
@@ -1107,6 +1247,142 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 	return ret;
 }
 
+/* ------------------------------------------------------ PFC reception */
+
+/*
+ * Time priority p's pause so far into the ended pauses' sum and start a
+ * new one at @now lasting until @until (until == now: none).  Under
+ * pfc_lock.  Returns true when a pause in force ends earlier than it
+ * would have: the queue must be kicked, its watchdog may wait longer.
+ */
+static bool qcn_pfc_set(struct qcn_sched_data *q, u32 p, u64 now, u64 until)
+{
+	u64 old = q->pfc_until[p];
+
+	if (old > q->pfc_start[p])
+		q->pfc_paused_ns[p] += min(old, now) - q->pfc_start[p];
+	q->pfc_start[p] = now;
+	WRITE_ONCE(q->pfc_until[p], until);
+	return old > now && until < old;
+}
+
+/* end every pause (the tap is gone or about to be registered) */
+static void qcn_pfc_clear(struct qcn_sched_data *q)
+{
+	u64 now = ktime_get_ns();
+	u32 p;
+
+	spin_lock_bh(&q->pfc_lock);
+	for (p = 0; p < QCN_NPRIO; p++)
+		qcn_pfc_set(q, p, now, now);
+	spin_unlock_bh(&q->pfc_lock);
+}
+
+static void qcn_pfc_kick(struct qcn_sched_data *q)
+{
+	if (!READ_ONCE(q->sch->q.qlen))
+		return;
+	rcu_read_lock();
+	__netif_schedule(qdisc_root(q->sch));
+	rcu_read_unlock();
+}
+
+/*
+ * The device's tap: every frame received on it, before its rx_handler.
+ * A frame of EtherType 0x8808 that decodes as PFC (qcn_pfc_decode())
+ * sets, for each priority it enables, a pause of its quanta at the port
+ * rate from now, replacing any pause in force (time 0: XON, resume at
+ * once); one that does not decode is counted and ignored.  The frame
+ * goes on to the stack (a bridge port's rx_handler drops it).
+ */
+static int qcn_pfc_rcv(struct sk_buff *skb, struct net_device *dev,
+		       struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct qcn_sched_data *q = container_of(pt, struct qcn_sched_data,
+						pfc_pt);
+	u8 buf[QCN_PFC_FRAME_LEN];
+	struct qcn_pfc f;
+	bool kick = false;
+	u32 len, p;
+	u64 now, bps;
+	int err;
+
+	if (likely(skb->protocol != htons(ETH_P_PAUSE)))
+		goto out;
+	err = QCN_PFC_ETRUNC;
+	if (skb_mac_header_was_set(skb) &&
+	    skb->data - skb_mac_header(skb) == ETH_HLEN) {
+		memcpy(buf, skb_mac_header(skb), ETH_HLEN);
+		len = min_t(u32, skb->len, QCN_PFC_BODY_LEN);
+		if (!skb_copy_bits(skb, 0, buf + ETH_HLEN, len))
+			err = qcn_pfc_decode(buf, ETH_HLEN + len, &f);
+	}
+	now = ktime_get_ns();
+	bps = READ_ONCE(q->pfc_bps);
+	spin_lock(&q->pfc_lock);
+	if (err) {
+		q->pfc_rx_ignored++;
+	} else {
+		for (p = 0; p < QCN_NPRIO; p++) {
+			if (!(f.enable & BIT(p)))
+				continue;
+			if (f.quanta[p])
+				q->pfc_rx[p]++;
+			else
+				q->pfc_rx_xon++;
+			kick |= qcn_pfc_set(q, p, now,
+					    qcn_pfc_pause_until(now, f.quanta[p],
+								bps));
+		}
+	}
+	spin_unlock(&q->pfc_lock);
+	if (kick)
+		qcn_pfc_kick(q);
+out:
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+/*
+ * The port rate pauses are timed at (bit/s): the qdisc's rate, else the
+ * device's ethtool speed, else 1 Gbit/s.  Under RTNL.
+ */
+static u64 qcn_pfc_port_bps(struct Qdisc *sch, u64 rate)
+{
+	struct ethtool_link_ksettings ks;
+
+	if (rate)
+		return rate * 8;
+	if (!__ethtool_get_link_ksettings(qdisc_dev(sch), &ks) &&
+	    ks.base.speed && ks.base.speed != (u32)SPEED_UNKNOWN)
+		return (u64)ks.base.speed * 1000000;
+	return QCN_PFC_DEF_BPS;
+}
+
+/* Register or remove the tap as pfc says.  Under RTNL, not atomic. */
+static void qcn_pfc_tap(struct Qdisc *sch, bool on)
+{
+	struct qcn_sched_data *q = qdisc_priv(sch);
+
+	if (on == q->pfc_tap)
+		return;
+	if (on) {
+		qcn_pfc_clear(q);
+		q->pfc_pt.type = htons(ETH_P_ALL);
+		q->pfc_pt.dev = qdisc_dev(sch);
+		q->pfc_pt.func = qcn_pfc_rcv;
+		/* what the device sends does not visit the tap */
+		q->pfc_pt.ignore_outgoing = true;
+		dev_add_pack(&q->pfc_pt);
+	} else {
+		/* returns after the taps running now (synchronize_net()) */
+		dev_remove_pack(&q->pfc_pt);
+		qcn_pfc_clear(q);
+		qcn_pfc_kick(q);
+	}
+	q->pfc_tap = on;
+}
+
 /* ---------------------------------------------------------- qdisc ops */
 
 static bool qcn_skb_is_cnm(const struct sk_buff *skb)
@@ -1119,28 +1395,6 @@ static bool qcn_skb_is_cnm(const struct sk_buff *skb)
 		proto = skb_header_pointer(skb, off + VLAN_HLEN, sizeof(_proto),
 					   &_proto);
 	return proto && *proto == htons(ETH_P_CNM);
-}
-
-/*
- * A frame's 802.1Q priority for PFC: the PCP of its tag (accelerated or
- * in-band), else skb->priority & 7, the priority its sender gave it (veth
- * and the bridge keep it; 802.1Q gives an untagged frame its port's
- * default priority, 0, which is what an unset skb->priority is).
- */
-static u8 qcn_frame_prio(const struct sk_buff *skb)
-{
-	struct vlan_hdr _vh;
-	const struct vlan_hdr *vh;
-
-	if (skb_vlan_tag_present(skb))
-		return skb_vlan_tag_get_prio(skb);
-	if (eth_type_vlan(skb->protocol)) {
-		vh = skb_header_pointer(skb, skb_mac_offset(skb) + ETH_HLEN,
-					sizeof(_vh), &_vh);
-		if (vh)
-			return ntohs(vh->h_vlan_TCI) >> VLAN_PRIO_SHIFT;
-	}
-	return skb->priority & 7;
 }
 
 /* One Ethernet frame of AF handle 'handle' arrives: queue or tail-drop it, sample. */
@@ -1175,7 +1429,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		q->memory_usage += skb->truesize;
 		/* the switch's input accounting: the port it came in by */
 		if (READ_ONCE(q->pfc_net->nports) && skb->skb_iif) {
-			cb->pfc_prio = qcn_frame_prio(skb);
+			cb->pfc_prio = qcn_skb_prio(skb);
 			cb->pfc_slot = sch_qcn_pfc_account(q->pfc_net, skb->skb_iif,
 							   cb->pfc_prio, len);
 		}
@@ -1272,9 +1526,23 @@ static struct sk_buff *qcn_dequeue(struct Qdisc *sch)
 		}
 	}
 	qcn_backlog_time(q, sch->qstats.backlog, now);
-	skb = qcn_dequeue_one(sch);
-	if (!skb)
-		return NULL;
+	if (likely(!q->pfc)) {
+		skb = qcn_dequeue_one(sch);
+		if (!skb)
+			return NULL;
+	} else {
+		u64 wake;
+
+		skb = qcn_pfc_dequeue(q, now, &wake);
+		if (!skb) {
+			/* every backlogged priority is paused */
+			if (wake)
+				qdisc_watchdog_schedule_range_ns(&q->watchdog,
+								 wake, 0);
+			return NULL;
+		}
+		qcn_dequeued(sch, skb);
+	}
 	if (rate) {
 		/* a late watchdog keeps its schedule; an idle port gets no credit */
 		if (now > q->time_next + QCN_PACE_SLACK)
@@ -1405,6 +1673,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_PFC_XOFF]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_bytes_range),
 	[TCA_QCN_PFC_XON]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_bytes_range),
 	[TCA_QCN_PFC_QUANTA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_quanta_range),
+	[TCA_QCN_PFC]		= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /*
@@ -1419,8 +1688,6 @@ static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
-	struct ethtool_link_ksettings ks;
-	u64 rate;
 
 	pfc->xoff = tb[TCA_QCN_PFC_XOFF] ? nla_get_u32(tb[TCA_QCN_PFC_XOFF]) :
 					   q->pfc_xoff;
@@ -1451,15 +1718,8 @@ static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 		NL_SET_ERR_MSG(extack, "qcn: PFC needs an Ethernet device");
 		return -EOPNOTSUPP;
 	}
-	rate = tb[TCA_QCN_RATE] ? nla_get_u64(tb[TCA_QCN_RATE]) : q->rate;
-	if (rate) {
-		pfc->rate_bps = rate * 8;
-	} else if (!__ethtool_get_link_ksettings(dev, &ks) &&
-		   ks.base.speed && ks.base.speed != SPEED_UNKNOWN) {
-		pfc->rate_bps = (u64)ks.base.speed * 1000000;
-	} else {
-		pfc->rate_bps = 1000000000ULL;
-	}
+	pfc->rate_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
+					 nla_get_u64(tb[TCA_QCN_RATE]) : q->rate);
 	return 0;
 }
 
@@ -1475,9 +1735,10 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	struct sch_qcn_pfc_cfg pfc;
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
-	bool was_two, indexed, af;
+	bool was_two, indexed, af, pfc_rx;
 	u32 *index = NULL, fabric_id;
 	u8 sched, feedback;
+	u64 pfc_bps = 0;
 	int err;
 
 	if (!opt) {
@@ -1507,6 +1768,16 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	err = qcn_pfc_cfg(sch, tb, &pfc, extack);
 	if (err)
 		return err;
+	pfc_rx = tb[TCA_QCN_PFC] ? nla_get_u8(tb[TCA_QCN_PFC]) : q->pfc;
+	if (pfc_rx && qdisc_dev(sch)->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(extack,
+			       "qcn: pfc needs an Ethernet device (802.1Qbb PFC is a MAC Control frame)");
+		return -EINVAL;
+	}
+	if (pfc_rx)
+		pfc_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
+					   nla_get_u64(tb[TCA_QCN_RATE]) :
+					   q->rate);
 	fabric_id = tb[TCA_QCN_FABRIC] ? nla_get_u32(tb[TCA_QCN_FABRIC]) :
 					 q->fabric_id;
 	if (fabric_id && fabric_id != q->fabric_id) {
@@ -1523,7 +1794,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
-	if (sched == TC_QCN_SCHED_DRR && q->flows == &q->fifo &&
+	if ((sched == TC_QCN_SCHED_DRR || pfc_rx) && q->flows == &q->fifo &&
 	    qcn_flows_alloc(sch, &flows, &index)) {
 		qcn_fabric_put(fabric);
 		NL_SET_ERR_MSG(extack, "qcn: no memory for the flow queues");
@@ -1588,12 +1859,13 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
 	indexed = qcn_needs_index(q->sample, q->keepalive);
+	WRITE_ONCE(q->pfc_bps, pfc_bps);
 	/* queued frames join the new layout; an indexed two-samples queue
 	 * holds hashed frames only (qcn_flow_link())
 	 */
-	if (sched != q->sched || indexed != q->indexed ||
+	if (sched != q->sched || pfc_rx != q->pfc || indexed != q->indexed ||
 	    (indexed && !was_two && q->sample == TC_QCN_SAMPLE_TWO))
-		qcn_resort(q, sched, indexed, flows, index);
+		qcn_resort(q, sched, pfc_rx, indexed, flows, index);
 	sch_qcn_af_apply(q->af, tb);
 
 	qcn_backlog_time(q, sch->qstats.backlog, ktime_get_ns());
@@ -1618,6 +1890,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_unlock(sch);
 	qcn_fabric_put(old_fabric);
 	sch_qcn_pfc_port_del(pfc_gone);
+	qcn_pfc_tap(sch, pfc_rx);
 	return 0;
 }
 
@@ -1625,6 +1898,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 		    struct netlink_ext_ack *extack)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
+	u32 i;
 
 	/* everything .destroy touches first: it also runs when init fails */
 	q->sch = sch;
@@ -1632,11 +1906,13 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	q->pfc_net = qcn_net_pfc(sch);
 	spin_lock_init(&q->cnm_lock);
 	spin_lock_init(&q->timer_lock);
+	spin_lock_init(&q->pfc_lock);
 	tasklet_setup(&q->cnm_tasklet, qcn_cnm_tasklet);
 	hrtimer_init(&q->ka_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	q->ka_timer.function = qcn_keepalive_timer;
 	qdisc_watchdog_init(&q->watchdog, sch);
-	INIT_LIST_HEAD(&q->active);
+	for (i = 0; i < QCN_NPRIO; i++)
+		INIT_LIST_HEAD(&q->active[i]);
 	qcn_flows_init(&q->fifo, 1);
 	q->flows = &q->fifo;
 
@@ -1668,6 +1944,9 @@ static void qcn_destroy(struct Qdisc *sch)
 	struct qcn_sched_data *q = qdisc_priv(sch);
 
 	sch_qcn_pfc_port_del(q->pfc_port);
+	/* returns after the taps running now; nothing is left to kick */
+	if (q->pfc_tap)
+		dev_remove_pack(&q->pfc_pt);
 	hrtimer_cancel(&q->ka_timer);
 	qdisc_watchdog_cancel(&q->watchdog);
 	tasklet_kill(&q->cnm_tasklet);
@@ -1706,7 +1985,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_FABRIC, READ_ONCE(q->fabric_id)) ||
 	    nla_put_u32(skb, TCA_QCN_PFC_XOFF, READ_ONCE(q->pfc_xoff)) ||
 	    nla_put_u32(skb, TCA_QCN_PFC_XON, READ_ONCE(q->pfc_xon)) ||
-	    nla_put_u32(skb, TCA_QCN_PFC_QUANTA, READ_ONCE(q->pfc_quanta)))
+	    nla_put_u32(skb, TCA_QCN_PFC_QUANTA, READ_ONCE(q->pfc_quanta)) ||
+	    nla_put_u8(skb, TCA_QCN_PFC, READ_ONCE(q->pfc)))
 		goto nla_put_failure;
 	if (q->af && sch_qcn_af_dump(q->af, skb))
 		goto nla_put_failure;
@@ -1721,6 +2001,8 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct tc_qcn_xstats st;
+	u64 now;
+	u32 p;
 
 	/*
 	 * One snapshot: the sampling counters, qold and the flow count change
@@ -1740,6 +2022,20 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.stamp_ns = q->bl_stamp;
 	sch_qcn_pfc_stats(q->pfc_port, &st);
 	sch_tree_unlock(sch);
+
+	/* a pause in force counts up to now */
+	spin_lock_bh(&q->pfc_lock);
+	now = ktime_get_ns();
+	for (p = 0; p < QCN_NPRIO; p++) {
+		st.pfc_rx[p] = q->pfc_rx[p];
+		st.pfc_paused_ns[p] = q->pfc_paused_ns[p];
+		if (q->pfc_until[p] > q->pfc_start[p])
+			st.pfc_paused_ns[p] += min(q->pfc_until[p], now) -
+					       q->pfc_start[p];
+	}
+	st.pfc_rx_xon = q->pfc_rx_xon;
+	st.pfc_rx_ignored = q->pfc_rx_ignored;
+	spin_unlock_bh(&q->pfc_lock);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -117,7 +117,7 @@ release()
 	ktap_check "pfc-xoff 0 releases the held pause (last frame time 0)" \
 		test "$(frames "$TMP/rel.pcap" | tail -n1 | cut -f4)" = 0
 	ktap_check "and PFC leaves the options" \
-		sh -c "! ip netns exec $TB-sw tc qdisc show dev sw-p1 | grep -q pfc"
+		sh -c "! ip netns exec $TB-sw tc qdisc show dev sw-p1 | grep -q pfc-x"
 }
 
 test_checks off 2

@@ -22,7 +22,8 @@ static void explain(void)
 		"               [ active BYTES ] [ af-fb clamp|signed ]\n"
 		"               [ feedback qcn|signed ] [ fb-period N ]\n"
 		"               [ fabric ID ]\n"
-		"               [ pfc-xoff BYTES ] [ pfc-xon BYTES ] [ pfc-quanta N ]\n");
+		"               [ pfc-xoff BYTES ] [ pfc-xon BYTES ] [ pfc-quanta N ]\n"
+		"               [ pfc | nopfc ]\n");
 }
 
 static void explain_class(void)
@@ -79,6 +80,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u64 pfc_xoff = 0, pfc_xon = 0;
 	__u32 fabric = 0, pfc_quanta = 0;
 	int sched = -1, sample = -1, af = -1, feedback = -1, af_fb = -1;
+	int pfc = -1;
 	__u32 fb_period = 0;
 	__u64 rate = 0;
 	__s32 w_exp = 0;
@@ -93,6 +95,17 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (strcmp(opt, "help") == 0) {
 			explain();
 			return -1;
+		}
+		/* the flags, which take no value */
+		if (strcmp(opt, "pfc") == 0 || strcmp(opt, "nopfc") == 0) {
+			if (pfc >= 0 && pfc != (opt[0] == 'p')) {
+				fprintf(stderr, "qcn: \"pfc\" and \"nopfc\" exclude each other\n");
+				return -1;
+			}
+			pfc = opt[0] == 'p';
+			argc--;
+			argv++;
+			continue;
 		}
 		if (tcq_check_opt("qcn", qcn_opts, argc, opt)) {
 			explain();
@@ -249,6 +262,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_XON, pfc_xon);
 	if (pfc_quanta)
 		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_QUANTA, pfc_quanta);
+	if (pfc >= 0)
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC, pfc);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -334,6 +349,12 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			tcq_print_uint("pfc_quanta", "pfc-quanta %u ",
 				       rta_u32(tb[TCA_QCN_PFC_QUANTA]));
 	}
+	/* PFC reception; absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_PFC], 1)) {
+		v = rta_u8(tb[TCA_QCN_PFC]);
+		print_color_bool(PRINT_JSON, COLOR_NONE, "pfc", NULL, v);
+		tcq_print_fp("%s", v ? "pfc " : "nopfc ");
+	}
 	return 0;
 }
 
@@ -357,6 +378,17 @@ static bool pfc_counted(const struct tc_qcn_xstats *st)
 		if (st->pfc_xoff_sent[i] || st->pfc_ingress_max[i])
 			return true;
 	return st->pfc_tx_fail != 0;
+}
+
+/* any PFC reception counter set: a port with pfc that has received PFC */
+static bool pfc_rx_counted(const struct tc_qcn_xstats *st)
+{
+	int i;
+
+	for (i = 0; i < TC_QCN_PFC_PRIOS; i++)
+		if (st->pfc_rx[i] || st->pfc_paused_ns[i])
+			return true;
+	return st->pfc_rx_xon || st->pfc_rx_ignored;
 }
 
 static void print_class_xstats(const struct tc_qcn_class_xstats *st)
@@ -453,6 +485,17 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 		tcq_print_fp("%s", " pfc_ingress_max");
 		print_u64_array("pfc_ingress_max", st.pfc_ingress_max, TC_QCN_PFC_PRIOS);
 		tcq_print_u64("pfc_tx_fail", " pfc_tx_fail %llu", st.pfc_tx_fail);
+	}
+	/* PFC reception (option pfc), from a module that has it, once it has counted */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, pfc_paused_ns) +
+					     sizeof(st.pfc_paused_ns) && pfc_rx_counted(&st)) {
+		tcq_print_fp("%s", "\n  pfc_rx");
+		print_u64_array("pfc_rx", st.pfc_rx, TC_QCN_PFC_PRIOS);
+		tcq_print_u64("pfc_rx_xon", " pfc_rx_xon %llu", st.pfc_rx_xon);
+		tcq_print_u64("pfc_rx_ignored", " pfc_rx_ignored %llu",
+			      st.pfc_rx_ignored);
+		tcq_print_fp("%s", "\n  pfc_paused_ns");
+		print_u64_array("pfc_paused_ns", st.pfc_paused_ns, TC_QCN_PFC_PRIOS);
 	}
 	return 0;
 }

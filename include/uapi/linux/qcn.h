@@ -131,6 +131,9 @@ enum {
 				 */
 	TCA_QCN_PFC_XON,	/* u32: resume below, bytes (<= PFC_XOFF) */
 	TCA_QCN_PFC_QUANTA,	/* u32: pause time sent, quanta, 1..65535 */
+	TCA_QCN_PFC,		/* u8: honour 802.1Qbb PFC frames received
+				 * on the device (1) / ignore them (0)
+				 */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -196,6 +199,15 @@ struct tc_qcn_xstats {
 	__u64	pfc_ingress_bytes[TC_QCN_PFC_PRIOS];
 	__u64	pfc_ingress_max[TC_QCN_PFC_PRIOS];
 	__u64	pfc_tx_fail;
+	/* 802.1Qbb PFC reception (option pfc): per priority, the entries
+	 * with a nonzero pause time received; the entries with time 0
+	 * (XON); the frames of EtherType 0x8808 that do not decode as PFC
+	 * (never acted on); and per priority the time spent paused (ns)
+	 */
+	__u64	pfc_rx[TC_QCN_PFC_PRIOS];
+	__u64	pfc_rx_xon;
+	__u64	pfc_rx_ignored;
+	__u64	pfc_paused_ns[TC_QCN_PFC_PRIOS];
 };
 
 struct tc_qcn_class_xstats {
