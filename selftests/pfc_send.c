@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	}
 	if (mal) {
 		if (!strcmp(mal, "pause"))
-			frame[15] = 0x01;		/* opcode 0x0001 */
+			frame[14] = 0x00;		/* opcode 0x0001 */
 		else if (!strcmp(mal, "reserved"))
 			frame[16] |= 0x01;		/* enable bit 8 */
 		else if (!strcmp(mal, "truncated"))
