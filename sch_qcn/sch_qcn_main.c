@@ -540,9 +540,9 @@ static struct sk_buff *qcn_flow_unlink(struct qcn_sched_data *q,
 /*
  * A frame's 802.1Q priority, its PFC band and the priority its input
  * accounting counts it for: the PCP of its VLAN tag (accelerated or
- * in-band), else skb->priority modulo 8, the priority its sender gave it
- * (veth and the bridge keep it; 802.1Q gives an untagged frame its
- * port's default priority, 0, which is what an unset skb->priority is).
+ * in-band), else skb->priority modulo 8: its socket's or tc skbedit's
+ * (the bridge keeps it, veth resets it to 0, which is also 802.1Q's
+ * default priority for an untagged frame).
  */
 static u8 qcn_skb_prio(const struct sk_buff *skb)
 {
