@@ -51,8 +51,8 @@ nsbg r2 iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r1 5201
 tb_listening r2 5202
 # the flows outlast every phase (the cleanup stops them)
-udp_flow h1 40mbit 120 5201 1200 100
-udp_flow h2 40mbit 120 5202 1200 102
+udp_flow h1 40mbit 600 5201 1200 100
+udp_flow h2 40mbit 600 5202 1200 102
 congested()
 {
 	[ "$(qcn_cnms_sent sw1 sw1-up)" -gt 0 ] &&
