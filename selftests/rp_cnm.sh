@@ -230,6 +230,7 @@ qcn_t()
 	p=$(pred released)
 	ktap_check "released at max rate (core: $p ms)" \
 		test "$(xs limiters_released)/$(nclasses)" = "1/0"
+	nsx a tc qdisc del dev eth0 root
 }
 
 # ------------------------------------------------- teardown under traffic
