@@ -1679,8 +1679,8 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 /*
  * The PFC generation settings after a change: pfc-xoff 0 turns it off;
  * pfc-xon defaults to 2/5 of pfc-xoff (the occupancy-sampling paper's
- * Table I: 44 KB of 110 KB), pfc-quanta to the largest pause.  The pause
- * is timed at the port's rate: the qdisc's, else the link's, else 1 Gbit/s.
+ * Table I: 44 KB of 110 KB), pfc-quanta to the largest pause.  The
+ * caller sets the port rate the pause is timed at (qcn_pfc_port_bps()).
  */
 static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 		       struct sch_qcn_pfc_cfg *pfc,
@@ -1718,8 +1718,6 @@ static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 		NL_SET_ERR_MSG(extack, "qcn: PFC needs an Ethernet device");
 		return -EOPNOTSUPP;
 	}
-	pfc->rate_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
-					 nla_get_u64(tb[TCA_QCN_RATE]) : q->rate);
 	return 0;
 }
 
@@ -1774,10 +1772,13 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			       "qcn: pfc needs an Ethernet device (802.1Qbb PFC is a MAC Control frame)");
 		return -EINVAL;
 	}
+	/* generation and reception time pauses at the same port rate */
+	if (pfc.xoff || pfc_rx)
+		pfc.rate_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
+						nla_get_u64(tb[TCA_QCN_RATE]) :
+						q->rate);
 	if (pfc_rx)
-		pfc_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
-					   nla_get_u64(tb[TCA_QCN_RATE]) :
-					   q->rate);
+		pfc_bps = pfc.rate_bps;
 	fabric_id = tb[TCA_QCN_FABRIC] ? nla_get_u32(tb[TCA_QCN_FABRIC]) :
 					 q->fabric_id;
 	if (fabric_id && fabric_id != q->fabric_id) {
