@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # PFC generation at a switch (qcn pfc-xoff): h1's frames, priority 3 by
-# the switch's classification, back up behind a 1 Mbit/s port to r.  Above
+# the switch's classification, back up behind a 500 kbit/s port to r.  Above
 # pfc-xoff the switch pauses h1's priority 3 with 802.1Qbb frames that
 # tshark decodes as PFC, re-sends the pause while the backlog stays above
 # pfc-xon, and releases it (time 0) below pfc-xon, not before; turning PFC
 # off releases a held pause; without pfc-xoff no PFC frame is sent; bad
 # settings are refused and change nothing.
 #
-#	h1 --- sw-p1 (pfc-xoff) -+- [sw: br0] - sw-pr (qcn rate 1mbit) --- r
+#	h1 --- sw-p1 (pfc-xoff) -+- [sw: br0] - sw-pr (qcn rate 500kbit) --- r
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq tcpdump tshark iperf3
@@ -28,7 +28,7 @@ ports()
 {
 	nsx sw tc qdisc del dev sw-pr root 2>/dev/null
 	nsx sw tc qdisc del dev sw-p1 root 2>/dev/null
-	nsx sw tc qdisc add dev sw-pr root qcn rate 1mbit limit 1000000
+	nsx sw tc qdisc add dev sw-pr root qcn rate 500kbit limit 1000000
 	nsx sw tc qdisc add dev sw-p1 root qcn rate 1mbit "$@"
 }
 
@@ -49,8 +49,8 @@ frames()
 		-e macc.cbfc.enbv -e macc.cbfc.pause_time.c3 2>/dev/null
 }
 
-# overload PORT: 3 Mbit/s for 1.5 s into the 1 Mbit/s port, a backlog of
-# ~375 KB that drains in ~3 s (each phase its own iperf3 server's PORT)
+# overload PORT: 3 Mbit/s for 1.5 s into the 500 kbit/s port, a backlog
+# of ~470 KB that drains in ~7.5 s (each phase its own iperf3 server's PORT)
 overload() { udp_flow h1 3mbit 1.5 "$1" 1000; SND=$TB_LAST_PID; }
 
 test_checks generate 8
@@ -65,7 +65,7 @@ generate()
 		"sw-p1 ingress max $(qdisc_json sw sw-p1 | jq -c '.[0].pfc_ingress_max')"
 	ktap_check "the pause is re-sent while the backlog stays above pfc-xon" \
 		busywait 20000 above pfc_xoff_sent 3
-	# draining at 1 Mbit/s, the backlog spends ~0.5 s between the
+	# draining at 500 kbit/s, the backlog spends ~1 s between the
 	# thresholds: a dump there must find the pause still held (catching
 	# that window takes a testbed whose dumps are fast: a rate check)
 	local b x seen="" end=$(($(date +%s) + 20))
