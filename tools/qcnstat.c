@@ -83,13 +83,20 @@ static const char *usage_text =
 "              the ratio of their deltas); qsample (bytes: the mean queue\n"
 "              at the CP's sampling instants since the previous poll, the\n"
 "              Q its Fb used) and its raw sum sample_backlog (over the\n"
-"              samples column); empty from older modules\n";
+"              samples column); empty from older modules\n"
+"  qcn PFC:    pfc_ingress (bytes of this device's input queued in the\n"
+"              switch now), pfc_xoff_sent pfc_xon_sent pfc_pausing_ns\n"
+"              (pfc-xoff: pauses sent, releases sent, time the peer was\n"
+"              held paused), pfc_rx pfc_paused_ns (pfc: pauses received,\n"
+"              time this qdisc was paused); sums over the priorities,\n"
+"              empty from modules without PFC\n";
 
 enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
 	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
 	F_CNMRX, F_UNM, F_MAL, F_LIMS, F_FLOW, F_CR, F_TR, F_STATE, F_WEIGHT,
 	F_REST, F_FAIR, F_FBAF, F_CNMSENT, F_CNMPOS, F_APSTEPS, F_QAVG, F_BLNS,
-	F_STAMP, F_QSAMPLE, F_SBL, F_NUM };
+	F_STAMP, F_QSAMPLE, F_SBL, F_PFC_IN, F_PFC_XOFF, F_PFC_XON, F_PFC_PAUSING,
+	F_PFC_RX, F_PFC_PAUSED, F_NUM };
 
 /* the columns: name (CSV header, JSON key) and JSON type */
 enum col_type { C_NUM, C_DEC, C_STR };
@@ -115,6 +122,10 @@ static const struct {
 	[F_APSTEPS] = { "ap_steps", C_NUM }, [F_QAVG] = { "qavg", C_NUM },
 	[F_BLNS] = { "backlog_ns", C_NUM }, [F_STAMP] = { "stamp_ns", C_NUM },
 	[F_QSAMPLE] = { "qsample", C_NUM }, [F_SBL] = { "sample_backlog", C_NUM },
+	[F_PFC_IN] = { "pfc_ingress", C_NUM }, [F_PFC_XOFF] = { "pfc_xoff_sent", C_NUM },
+	[F_PFC_XON] = { "pfc_xon_sent", C_NUM },
+	[F_PFC_PAUSING] = { "pfc_pausing_ns", C_NUM },
+	[F_PFC_RX] = { "pfc_rx", C_NUM }, [F_PFC_PAUSED] = { "pfc_paused_ns", C_NUM },
 };
 
 struct row {
@@ -313,6 +324,28 @@ static int emit(struct row *r)
 
 #define SETF(r, f, fmt, ...) snprintf((r)->v[f], sizeof((r)->v[f]), fmt, __VA_ARGS__)
 
+/* the PFC columns of a qcn qdisc: its per-priority counters summed */
+static void pfc_cols(struct row *r, const struct tc_qcn_xstats *s)
+{
+	__u64 in = 0, xoff = 0, xon = 0, pausing = 0, rx = 0, paused = 0;
+	int p;
+
+	for (p = 0; p < TC_QCN_PFC_PRIOS; p++) {
+		in += s->pfc_ingress_bytes[p];
+		xoff += s->pfc_xoff_sent[p];
+		xon += s->pfc_xon_sent[p];
+		pausing += s->pfc_pausing_ns[p];
+		rx += s->pfc_rx[p];
+		paused += s->pfc_paused_ns[p];
+	}
+	SETF(r, F_PFC_IN, "%llu", (unsigned long long)in);
+	SETF(r, F_PFC_XOFF, "%llu", (unsigned long long)xoff);
+	SETF(r, F_PFC_XON, "%llu", (unsigned long long)xon);
+	SETF(r, F_PFC_PAUSING, "%llu", (unsigned long long)pausing);
+	SETF(r, F_PFC_RX, "%llu", (unsigned long long)rx);
+	SETF(r, F_PFC_PAUSED, "%llu", (unsigned long long)paused);
+}
+
 static const char *state_name(__u32 s)
 {
 	static const char * const n[] = { "fr", "ai", "hai", "released" };
@@ -419,6 +452,9 @@ static int on_msg(struct nl_msg *msg, void *arg)
 						SETF(&r, F_QSAMPLE, "%.0f", a);
 					SETF(&r, F_SBL, "%llu", (unsigned long long)s.sample_backlog);
 				}
+				if (len >= (int)(offsetof(struct tc_qcn_xstats, pfc_paused_ns) +
+						 sizeof(s.pfc_paused_ns)))
+					pfc_cols(&r, &s);
 			} else if (!strcmp(kind, "qcn") && cls &&
 				   len >= (int)offsetof(struct tc_qcn_class_xstats, stamp_ns)) {
 				struct tc_qcn_class_xstats s;
