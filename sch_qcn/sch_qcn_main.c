@@ -557,17 +557,18 @@ static u8 qcn_skb_prio(const struct sk_buff *skb)
 	return skb->priority & (QCN_NPRIO - 1);
 }
 
+/* Under pfc, cb->pfc_prio is set: the frame's band. */
 static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 {
 	struct qcn_skb_cb *cb = qcn_cb(skb);
 	struct qcn_flow *flow;
-	u32 band = 0;
+	u32 band;
 
 	if (likely(!q->pfc)) {
 		cb->flow = q->sched == TC_QCN_SCHED_DRR ?
 			   reciprocal_scale(skb_get_hash(skb), QCN_FLOWS) : 0;
 	} else {
-		band = qcn_skb_prio(skb);
+		band = cb->pfc_prio;
 		cb->flow = q->sched == TC_QCN_SCHED_DRR ?
 			   band * QCN_BAND_FLOWS +
 			   reciprocal_scale(skb_get_hash(skb), QCN_BAND_FLOWS) :
@@ -743,8 +744,11 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool pfc,
 	q->indexed = indexed;
 	q->band = 0;
 	memset(q->band_deficit, 0, sizeof(q->band_deficit));
-	while ((skb = __skb_dequeue(&list)) != NULL)
+	while ((skb = __skb_dequeue(&list)) != NULL) {
+		if (pfc)
+			qcn_cb(skb)->pfc_prio = qcn_skb_prio(skb);
 		qcn_flow_add(q, skb);
+	}
 }
 
 /* ------------------------------------------------------------- culprits */
@@ -1405,7 +1409,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	u32 len, ka, rnd, hash = 0;
 	struct qcn_cp_sample s;
 	struct qcn_skb_cb *cb;
-	bool drop, over_memory, pci;
+	bool drop, over_memory, pci, acct;
 
 	cb = qcn_cb(skb);
 	cb->af_handle = handle;
@@ -1423,16 +1427,17 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 	over_memory = !drop &&
 		      q->memory_usage + skb->truesize > q->memory_limit;
 	if (!drop && !over_memory) {
+		/* the switch's input accounting: the port it came in by */
+		acct = READ_ONCE(q->pfc_net->nports) && skb->skb_iif;
+		if (q->pfc || acct)
+			cb->pfc_prio = qcn_skb_prio(skb);
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
 		q->memory_usage += skb->truesize;
-		/* the switch's input accounting: the port it came in by */
-		if (READ_ONCE(q->pfc_net->nports) && skb->skb_iif) {
-			cb->pfc_prio = qcn_skb_prio(skb);
+		if (acct)
 			cb->pfc_slot = sch_qcn_pfc_account(q->pfc_net, skb->skb_iif,
 							   cb->pfc_prio, len);
-		}
 	}
 	if (!cb->is_cnm) {
 		if (pci)
@@ -1687,7 +1692,6 @@ static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 		       struct netlink_ext_ack *extack)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
-	struct net_device *dev = qdisc_dev(sch);
 
 	pfc->xoff = tb[TCA_QCN_PFC_XOFF] ? nla_get_u32(tb[TCA_QCN_PFC_XOFF]) :
 					   q->pfc_xoff;
@@ -1713,10 +1717,6 @@ static int qcn_pfc_cfg(struct Qdisc *sch, struct nlattr **tb,
 	if (pfc->xon > pfc->xoff) {
 		NL_SET_ERR_MSG(extack, "qcn: pfc-xon must not exceed pfc-xoff");
 		return -EINVAL;
-	}
-	if (dev->type != ARPHRD_ETHER) {
-		NL_SET_ERR_MSG(extack, "qcn: PFC needs an Ethernet device");
-		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -1767,10 +1767,10 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 	pfc_rx = tb[TCA_QCN_PFC] ? nla_get_u8(tb[TCA_QCN_PFC]) : q->pfc;
-	if (pfc_rx && qdisc_dev(sch)->type != ARPHRD_ETHER) {
+	if ((pfc.xoff || pfc_rx) && qdisc_dev(sch)->type != ARPHRD_ETHER) {
 		NL_SET_ERR_MSG(extack,
-			       "qcn: pfc needs an Ethernet device (802.1Qbb PFC is a MAC Control frame)");
-		return -EINVAL;
+			       "qcn: PFC needs an Ethernet device (802.1Qbb PFC is a MAC Control frame)");
+		return -EOPNOTSUPP;
 	}
 	/* generation and reception time pauses at the same port rate */
 	if (pfc.xoff || pfc_rx)
