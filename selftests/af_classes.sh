@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # AF-QCN configuration: classes and options, bad input rejected with a
 # message and nothing changed, class add/change/delete while traffic
-# flows, qdisc delete under traffic, statistics per class.
+# flows, qdisc delete under traffic, statistics per class (a GSO skb
+# counted as the frames it is queued as).
 source "$(dirname "$0")/lib_af.sh"
 qcn_require_root
 qcn_require_cmd jq
@@ -44,6 +45,37 @@ bad_options()
 		test "$(nsx sw tc class show dev sw-pr | grep -c '^class qcn')" -eq 0
 	ktap_check "ts 1ms (the floor) is accepted" $q ts 1ms
 	$q ts 10ms
+}
+
+# a class counts the frames of a GSO skb, as the port queues them: UDP GSO
+# bursts of 10 datagrams of 1000 B (1042 B frames), too few to congest the
+# port (no CNM splits them at the sender)
+test_checks gso 3
+gso()
+{
+	local b0 p0 g0 b p avg
+	# "BYTES PACKETS" of class 1:5, from its " Sent B bytes P pkt" line
+	cls() { nsx sw tc -s class show dev sw-pr | awk '/^class / { c = ($3 == "1:5") }
+		c && $1 == "Sent" { print $2, $4 }'; }
+	gsos() { qdisc_json sw sw-pr | jq -r '.[0].gso_split'; }
+	nsx sw tc class add dev sw-pr parent 1: classid 1:5 qcn weight 1 &&
+	nsx sw tc filter add dev sw-pr parent 1: protocol ip prio 2 u32 \
+		match ip protocol 17 0xff match ip dport 9500 0xffff flowid 1:5
+	ktap_check "class 1:5 for UDP port 9500" test $? -eq 0
+	read -r b0 p0 < <(cls)
+	g0=$(gsos)
+	nsbg h1 "$AF_SEND" -d "$QCN_NET.100" -p 9500 -s 1000 -k 10 -g -r 5mbit -t 2 > /dev/null
+	wait "$TB_LAST_PID"
+	bursts() { [ $(($(gsos) - g0)) -ge 20 ]; }
+	busywait 5000 bursts
+	ktap_check "the port takes GSO skbs (gso_split +$(($(gsos) - g0)))" bursts
+	read -r b p < <(cls)
+	b=$((b - b0)) p=$((p - p0))
+	avg=$(awk -v b="$b" -v p="$p" 'BEGIN { printf "%d", p ? b / p : 0 }')
+	ktap_check "class 1:5 counts frames: $b bytes in $p packets, $avg B each" \
+		test "$avg" -ge 1000 -a "$avg" -le 1100
+	nsx sw tc filter del dev sw-pr parent 1: prio 2
+	nsx sw tc class del dev sw-pr parent 1: classid 1:5
 }
 
 # classes under traffic; then, with them, churn and teardown
@@ -95,7 +127,7 @@ kernel_log()
 	ktap_check "no kernel warnings" qcn_dmesg_clean
 }
 
-ALL_TESTS="bad_options traffic"
+ALL_TESTS="bad_options gso traffic"
 tests_plan setup kernel_log
 setup
 tests_run
