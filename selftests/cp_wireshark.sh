@@ -4,8 +4,10 @@
 # project's codec (include/qcn/qcn_cnm.h, through cnm_dump) field for field
 # on the CNMs a congested qcn port sends (captured on h1 and h2, with the
 # encapsulated IPv4/UDP header), on crafted CNMs at every field's edges, on
-# every malformed kind (same error code) and on CN-TAG frames; installed by
-# `make install-wireshark`, tshark finds it without -X.
+# every malformed kind (same error code) and on CN-TAG frames; on a
+# lossless port, CNMs beside 802.1Qbb PFC frames on one capture (stock
+# tshark decodes PFC); installed by `make install-wireshark`, tshark finds
+# it without -X.
 source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd tshark tcpdump mergecap python3 jq
@@ -200,6 +202,51 @@ ktap_check "tshark shows h2's IPv4/UDP stream (to port 5202) inside its CNMs" \
 	inner_ok 02:00:00:00:00:02 "$QCN_NET.2" 5202
 }
 
+# --------------------------------------------- CNMs beside PFC frames
+# h1 offers 3 Mbit/s of priority 3 into a 1 Mbit/s port; sw-p1 pauses h1
+# (pfc-xoff 110 KB, pfc-xon 44 KB) while the port's CP samples h1's frames
+# and sends it CNMs: both kinds reach h1 on one link
+test_checks pfc 3
+pfc()
+{
+	local sent p n_pfc n_cnm n_all
+	nsx h1 tc qdisc replace dev eth0 root qcn rate 10mbit limit 2000000 pfc &&
+	nsx sw tc qdisc replace dev sw-p1 root qcn rate 10mbit pfc-xoff 110000 pfc-xon 44000 &&
+	nsx sw tc qdisc del dev sw-pr root &&
+	nsx sw tc qdisc add dev sw-pr root qcn rate 1mbit limit 150000 ||
+		ktap_skip_all "cannot set up PFC"
+	capture h1 eth0 "$TMP/pfc.pcap" "ether proto 0x22e7 or ether proto 0x8808" ||
+		ktap_skip_all "tcpdump does not start"
+	p=$TB_LAST_PID
+	nsx h1 "$SEND" -d "$QCN_NET.100" -p 7003 -P 3 -s 1000 -k 10 -r 3mbit -t 2 \
+		-B 4000000 > /dev/null
+	# sw-p1's pause frames (every priority) and sw-pr's CNMs
+	pauses() { qdisc_json sw sw-p1 | jq '.[0] | (.pfc_xoff_sent + .pfc_xon_sent) | add'; }
+	npcap() { tcpdump -Z root -n -q -r "$TMP/pfc.pcap" "$1" 2>/dev/null | wc -l; }
+	drained()
+	{
+		[ "$(qdisc_json sw sw-pr | jq '.[0].backlog')" -eq 0 ] &&
+		[ "$(qdisc_json h1 eth0 | jq '.[0].backlog')" -eq 0 ] &&
+		[ "$(npcap "ether proto 0x8808")" -ge "$(pauses)" ] &&
+		[ "$(npcap "ether proto 0x22e7")" -ge "$(qcn_cnms_sent sw sw-pr)" ]
+	} 2>/dev/null
+	busywait 30000 drained > /dev/null
+	stop_captures "$p"
+	n_pfc=$(ts -n -r "$TMP/pfc.pcap" -Y "macc.opcode == 0x0101 && eth.src == $(tb_mac_of sw sw-p1)" | wc -l)
+	n_cnm=$(ts -n -r "$TMP/pfc.pcap" -Y cnm | wc -l)
+	n_all=$(ts -n -r "$TMP/pfc.pcap" | wc -l)
+	ktap_info "h1's capture: $n_all frames, $n_pfc PFC (sw-p1 sent $(pauses))," \
+		"$n_cnm CNMs (sw-pr sent $(qcn_cnms_sent sw sw-pr))"
+	ktap_check "tshark decodes sw-p1's $(pauses) pause frames as PFC ($n_pfc)" \
+		test "$n_pfc" -gt 0 -a "$n_pfc" -eq "$(pauses)"
+	ktap_check "and the CNMs among them with the dissector ($n_cnm), every frame one or the other ($n_all)" \
+		test "$n_cnm" -gt 0 -a "$((n_pfc + n_cnm))" -eq "$n_all"
+	dump_lines "$TMP/pfc.pcap" >"$TMP/pfc.codec"
+	ts_lines "$TMP/pfc.pcap" >"$TMP/pfc.tshark"
+	ktap_check "tshark decodes those CNMs exactly as the codec" \
+		same "$TMP/pfc.codec" "$TMP/pfc.tshark" "CNMs beside PFC"
+}
+
 # --------------------------------------- crafted CNMs and CN-TAG frames
 # (then the installed dissector reads their capture)
 test_checks crafted 7
@@ -267,7 +314,7 @@ kernel_log()
 	ktap_check "no kernel warnings" qcn_dmesg_clean
 }
 
-ALL_TESTS="congested crafted"
+ALL_TESTS="congested pfc crafted"
 tests_plan kernel_log
 tests_run
 kernel_log
