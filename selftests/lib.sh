@@ -711,11 +711,10 @@ tb_rp_pair()
 	ip -n "$TB-a" neigh add "$QCN_NET.100" lladdr $RP_B dev eth0
 }
 
-# tb_mac_of NS IF
+# tb_mac_of NS IF: the MAC address of IF in $TB-NS
 tb_mac_of()
 {
-	cat "/sys/class/net/$2/address" 2>/dev/null ||
-		ip -n "$TB-$1" -br link show dev "$2" | awk '{print $3}'
+	ip -n "$TB-$1" -br link show dev "$2" | awk '{print $3}'
 }
 
 # share_pct PART TOTAL: PART as a percentage of TOTAL, one decimal (0 if
