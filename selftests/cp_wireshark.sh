@@ -209,7 +209,7 @@ ktap_check "tshark shows h2's IPv4/UDP stream (to port 5202) inside its CNMs" \
 test_checks pfc 3
 pfc()
 {
-	local sent p n_pfc n_cnm n_all
+	local p n_pfc n_cnm n_all
 	nsx h1 tc qdisc replace dev eth0 root qcn rate 10mbit limit 2000000 pfc &&
 	nsx sw tc qdisc replace dev sw-p1 root qcn rate 10mbit pfc-xoff 110000 pfc-xon 44000 &&
 	nsx sw tc qdisc del dev sw-pr root &&
@@ -218,8 +218,7 @@ pfc()
 	capture h1 eth0 "$TMP/pfc.pcap" "ether proto 0x22e7 or ether proto 0x8808" ||
 		ktap_skip_all "tcpdump does not start"
 	p=$TB_LAST_PID
-	nsx h1 "$SEND" -d "$QCN_NET.100" -p 7003 -P 3 -s 1000 -k 10 -r 3mbit -t 2 \
-		-B 4000000 > /dev/null
+	pfc_overload h1 100 2 > /dev/null
 	# sw-p1's pause frames (every priority) and sw-pr's CNMs
 	pauses() { qdisc_json sw sw-p1 | jq '.[0] | (.pfc_xoff_sent + .pfc_xon_sent) | add'; }
 	npcap() { tcpdump -Z root -n -q -r "$TMP/pfc.pcap" "$1" 2>/dev/null | wc -l; }

@@ -679,6 +679,19 @@ cnm_dump_bg()
 	return 1
 }
 
+# pfc_overload NS DST SECONDS: NS sends 3 Mbit/s of priority 3 to
+# $QCN_NET.DST port 7003 for SECONDS, in bursts of 10 datagrams of 1000 B
+# (sleeps that overshoot cost a burst's gap, not a datagram's); prints how
+# many datagrams it sent.  A frame keeps its socket's send buffer charged
+# across veth until it is freed, wherever it is queued: with the default
+# buffer (about 90 datagrams in flight) the socket blocks before a switch's
+# 150 KB fill, so the sender's is 4 MB.
+pfc_overload()
+{
+	nsx "$1" "$QCN_TOP/selftests/udp_send" -d "$QCN_NET.$2" -p 7003 -P 3 -s 1000 \
+		-k 10 -r 3mbit -t "$3" -B 4000000 | sed -n 's/^sent=\([0-9]*\).*/\1/p'
+}
+
 # udp_flow NS RATE SECONDS PORT SIZE [I]: a paced UDP flow from NS to r
 # ($QCN_NET.100, or $QCN_NET.I) in the background, RATE in tc's units (60mbit).  iperf3 in the QEMU guests (what these
 # tests were calibrated with); in User-Mode Linux, where a syscall per

@@ -17,9 +17,8 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd jq
 qcn_require_modules sch_qcn
-SEND=$QCN_TOP/selftests/udp_send
 QS=$QCN_TOP/tools/qcnstat
-qcn_require_built "$SEND" "$QS"
+qcn_require_built "$QCN_TOP/selftests/udp_send" "$QS"
 TMP=$(mktemp -d)
 trap 'tb_cleanup; rm -rf "$TMP"' EXIT
 
@@ -52,18 +51,6 @@ count_rx()
 	nsx "$1" tc filter add dev eth0 ingress pref 1 protocol ip flower \
 		ip_proto udp dst_port 7003 action pass
 }
-# overload HOST DST: HOST sends 3 Mbit/s of priority 3 to DST for 3 s, in
-# bursts of 10 datagrams (sleeps that overshoot cost a burst's gap, not a
-# datagram's); prints how many datagrams it sent.  A frame keeps its
-# socket's send buffer charged across veth until it is freed, wherever it
-# is queued: with the default buffer (about 90 datagrams in flight) the
-# socket blocks before the switch's 150 KB fill, so the sender's is 4 MB.
-overload()
-{
-	nsx "$1" "$SEND" -d "$QCN_NET.$2" -p 7003 -P 3 -s 1000 -k 10 -r 3mbit -t 3 -B 4000000 |
-		sed -n 's/^sent=\([0-9]*\).*/\1/p'
-}
-
 # the one-switch path; PFC on with "pfc"
 star()
 {
@@ -83,7 +70,7 @@ lossy()
 	local sent got
 
 	star
-	sent=$(overload h1 100)
+	sent=$(pfc_overload h1 100 3)
 	busywait 30000 empty h1:eth0 sw:sw-pr > /dev/null
 	got=$(received r)
 	ktap_check "without PFC sw-pr tail-drops ($(drops sw sw-pr) frames)" \
@@ -98,7 +85,7 @@ lossless()
 	local sent got
 
 	star pfc
-	sent=$(overload h1 100)
+	sent=$(pfc_overload h1 100 3)
 	busywait 60000 empty h1:eth0 sw:sw-pr > /dev/null
 	got=$(received r)
 	ktap_info "sw-p1: pfc_xoff_sent $(xs sw sw-p1 'pfc_xoff_sent[3]')," \
@@ -131,7 +118,7 @@ tree()
 	nsx sw2 tc qdisc replace dev sw2-dn root qcn rate $LINK "${GEN[@]}"
 	nsx sw2 tc qdisc replace dev sw2-r2 root qcn rate 1mbit limit $LIMIT
 	count_rx r2
-	sent=$(overload h2 102)
+	sent=$(pfc_overload h2 102 3)
 	busywait 60000 empty h2:eth0 sw1:sw1-up sw2:sw2-r2 > /dev/null
 	got=$(received r2)
 	ktap_info "sw2-dn: pfc_xoff_sent $(xs sw2 sw2-dn 'pfc_xoff_sent[3]');" \

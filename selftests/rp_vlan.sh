@@ -82,11 +82,12 @@ ktap_check "the tagged flow's limiter is installed" \
 
 # ----------------------------------- the flow leaves through a bond's slave
 B1=02:00:00:00:01:64
-ip link add eth1 netns "$TB-a" type veth peer name eth1 netns "$TB-b" &&
-nsx b ip link set eth1 address $B1 up &&
+tb_veth a eth1 b eth1 &&
+nsx b ip link set eth1 address $B1 &&
 nsx b ip addr add $N20.100/24 dev eth1
 ktap_check "a second veth pair" test $? -eq 0
 if nsx a ip link add bond0 type bond mode active-backup 2> /dev/null; then
+	nsx a ip link set eth1 down &&
 	nsx a ip link set eth1 master bond0 &&
 	nsx a ip link set bond0 up &&
 	nsx a ip addr add $N20.1/24 dev bond0 &&
@@ -96,7 +97,7 @@ if nsx a ip link add bond0 type bond mode active-backup 2> /dev/null; then
 	RPDEV=eth1
 	start $N20.100 5020
 	ktap_check "eth1's qcn_rp sees the bond's frames" test "$(xs packets)" -gt "$start_count"
-	cnm eth1 $N20.1 5020 $N20.100 "$(nsx a cat /sys/class/net/bond0/address)" $B1
+	cnm eth1 $N20.1 5020 $N20.100 "$(tb_mac_of a bond0)" $B1
 	ktap_check "a CNM delivered on bond0 reaches qcn_rp on its slave eth1 ($(counts))" \
 		test "$(counts)" = "1/1/1/0"
 else
