@@ -110,6 +110,7 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/qcn_gso.h>
+#include <net/qcn_pfc_rx.h>
 
 #include <qcn/qcn_ap.h>
 #include <qcn/qcn_cp.h>
@@ -313,20 +314,13 @@ struct qcn_sched_data {
 	 * PFC reception.  pfc_pt is a per-device ETH_P_ALL tap: taps run
 	 * in __netif_receive_skb_core() before the device's rx_handler,
 	 * so a bridge port's tap sees the PFC frames br_handle_frame()
-	 * drops.  The tap never takes the root lock: it writes pfc_until[]
-	 * (WRITE_ONCE, under pfc_lock), which dequeue reads with
-	 * READ_ONCE, and kicks the qdisc when a pause ends early.
+	 * drops.  The tap never takes the root lock: it writes the pause
+	 * state (include/net/qcn_pfc_rx.h), which dequeue reads, and kicks
+	 * the qdisc when a pause ends early.
 	 */
 	struct packet_type pfc_pt;
 	bool		pfc_tap;	/* pfc_pt registered (RTNL) */
-	u64		pfc_bps;	/* the port rate pauses are timed at */
-	spinlock_t	pfc_lock;	/* the fields below */
-	u64		pfc_until[QCN_NPRIO];	/* paused while now < this, ns */
-	u64		pfc_start[QCN_NPRIO];	/* when that pause began */
-	u64		pfc_rx[QCN_NPRIO];
-	u64		pfc_rx_xon;
-	u64		pfc_rx_ignored;
-	u64		pfc_paused_ns[QCN_NPRIO];	/* ended pauses' time */
+	struct qcn_pfc_rx pfc_rx;
 };
 
 static struct qcn_skb_cb *qcn_cb(const struct sk_buff *skb)
@@ -537,26 +531,6 @@ static struct sk_buff *qcn_flow_unlink(struct qcn_sched_data *q,
 	return skb;
 }
 
-/*
- * A frame's 802.1Q priority, its PFC band and the priority its input
- * accounting counts it for: the PCP of its VLAN tag (accelerated or
- * in-band), else skb->priority modulo 8: its socket's or tc skbedit's
- * (the bridge keeps it, veth resets it to 0, which is also 802.1Q's
- * default priority for an untagged frame).
- */
-static u8 qcn_skb_prio(const struct sk_buff *skb)
-{
-	__be16 _hdr[2], *hdr;
-
-	if (skb_vlan_tag_present(skb))
-		return skb_vlan_tag_get_prio(skb);
-	hdr = skb_header_pointer(skb, offsetof(struct ethhdr, h_proto),
-				 sizeof(_hdr), _hdr);
-	if (hdr && eth_type_vlan(hdr[0]))
-		return ntohs(hdr[1]) >> VLAN_PRIO_SHIFT;
-	return skb->priority & (QCN_NPRIO - 1);
-}
-
 /* Under pfc, cb->pfc_prio is set: the frame's band. */
 static void qcn_flow_add(struct qcn_sched_data *q, struct sk_buff *skb)
 {
@@ -644,7 +618,7 @@ static struct sk_buff *qcn_pfc_dequeue(struct qcn_sched_data *q, u64 now,
 	for (b = 0; b < QCN_NPRIO; b++) {
 		if (list_empty(&q->active[b]))
 			continue;
-		until = READ_ONCE(q->pfc_until[b]);
+		until = qcn_pfc_rx_until(&q->pfc_rx, b);
 		if (until > now) {
 			if (!*wake || until < *wake)
 				*wake = until;
@@ -746,7 +720,7 @@ static void qcn_resort(struct qcn_sched_data *q, u8 sched, bool pfc,
 	memset(q->band_deficit, 0, sizeof(q->band_deficit));
 	while ((skb = __skb_dequeue(&list)) != NULL) {
 		if (pfc)
-			qcn_cb(skb)->pfc_prio = qcn_skb_prio(skb);
+			qcn_cb(skb)->pfc_prio = qcn_skb_pfc_prio(skb);
 		qcn_flow_add(q, skb);
 	}
 }
@@ -1253,35 +1227,6 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 
 /* ------------------------------------------------------ PFC reception */
 
-/*
- * Time priority p's pause so far into the ended pauses' sum and start a
- * new one at @now lasting until @until (until == now: none).  Under
- * pfc_lock.  Returns true when a pause in force ends earlier than it
- * would have: the queue must be kicked, its watchdog may wait longer.
- */
-static bool qcn_pfc_set(struct qcn_sched_data *q, u32 p, u64 now, u64 until)
-{
-	u64 old = q->pfc_until[p];
-
-	if (old > q->pfc_start[p])
-		q->pfc_paused_ns[p] += min(old, now) - q->pfc_start[p];
-	q->pfc_start[p] = now;
-	WRITE_ONCE(q->pfc_until[p], until);
-	return old > now && until < old;
-}
-
-/* end every pause (the tap is gone or about to be registered) */
-static void qcn_pfc_clear(struct qcn_sched_data *q)
-{
-	u64 now = ktime_get_ns();
-	u32 p;
-
-	spin_lock_bh(&q->pfc_lock);
-	for (p = 0; p < QCN_NPRIO; p++)
-		qcn_pfc_set(q, p, now, now);
-	spin_unlock_bh(&q->pfc_lock);
-}
-
 static void qcn_pfc_kick(struct qcn_sched_data *q)
 {
 	if (!READ_ONCE(q->sch->q.qlen))
@@ -1293,56 +1238,17 @@ static void qcn_pfc_kick(struct qcn_sched_data *q)
 
 /*
  * The device's tap: every frame received on it, before its rx_handler.
- * A frame of EtherType 0x8808 that decodes as PFC (qcn_pfc_decode())
- * sets, for each priority it enables, a pause of its quanta at the port
- * rate from now, replacing any pause in force (time 0: XON, resume at
- * once); one that does not decode is counted and ignored.  The frame
- * goes on to the stack (a bridge port's rx_handler drops it).
+ * A PFC frame sets the pause state (qcn_pfc_rx_frame()); every frame goes
+ * on to the stack (a bridge port's rx_handler drops PFC frames).
  */
 static int qcn_pfc_rcv(struct sk_buff *skb, struct net_device *dev,
 		       struct packet_type *pt, struct net_device *orig_dev)
 {
 	struct qcn_sched_data *q = container_of(pt, struct qcn_sched_data,
 						pfc_pt);
-	u8 buf[QCN_PFC_FRAME_LEN];
-	struct qcn_pfc f;
-	bool kick = false;
-	u32 len, p;
-	u64 now, bps;
-	int err;
 
-	if (likely(skb->protocol != htons(ETH_P_PAUSE)))
-		goto out;
-	err = QCN_PFC_ETRUNC;
-	if (skb_mac_header_was_set(skb) &&
-	    skb->data - skb_mac_header(skb) == ETH_HLEN) {
-		memcpy(buf, skb_mac_header(skb), ETH_HLEN);
-		len = min_t(u32, skb->len, QCN_PFC_BODY_LEN);
-		if (!skb_copy_bits(skb, 0, buf + ETH_HLEN, len))
-			err = qcn_pfc_decode(buf, ETH_HLEN + len, &f);
-	}
-	now = ktime_get_ns();
-	bps = READ_ONCE(q->pfc_bps);
-	spin_lock(&q->pfc_lock);
-	if (err) {
-		q->pfc_rx_ignored++;
-	} else {
-		for (p = 0; p < QCN_NPRIO; p++) {
-			if (!(f.enable & BIT(p)))
-				continue;
-			if (f.quanta[p])
-				q->pfc_rx[p]++;
-			else
-				q->pfc_rx_xon++;
-			kick |= qcn_pfc_set(q, p, now,
-					    qcn_pfc_pause_until(now, f.quanta[p],
-								bps));
-		}
-	}
-	spin_unlock(&q->pfc_lock);
-	if (kick)
+	if (qcn_pfc_rx_frame(&q->pfc_rx, skb, ktime_get_ns()))
 		qcn_pfc_kick(q);
-out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
@@ -1371,7 +1277,7 @@ static void qcn_pfc_tap(struct Qdisc *sch, bool on)
 	if (on == q->pfc_tap)
 		return;
 	if (on) {
-		qcn_pfc_clear(q);
+		qcn_pfc_rx_clear(&q->pfc_rx);
 		q->pfc_pt.type = htons(ETH_P_ALL);
 		q->pfc_pt.dev = qdisc_dev(sch);
 		q->pfc_pt.func = qcn_pfc_rcv;
@@ -1381,7 +1287,7 @@ static void qcn_pfc_tap(struct Qdisc *sch, bool on)
 	} else {
 		/* returns after the taps running now (synchronize_net()) */
 		dev_remove_pack(&q->pfc_pt);
-		qcn_pfc_clear(q);
+		qcn_pfc_rx_clear(&q->pfc_rx);
 		qcn_pfc_kick(q);
 	}
 	q->pfc_tap = on;
@@ -1430,7 +1336,7 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		/* the switch's input accounting: the port it came in by */
 		acct = READ_ONCE(q->pfc_net->nports) && skb->skb_iif;
 		if (q->pfc || acct)
-			cb->pfc_prio = qcn_skb_prio(skb);
+			cb->pfc_prio = qcn_skb_pfc_prio(skb);
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
@@ -1860,7 +1766,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cp_params.w_exp, p.w_exp);
 	WRITE_ONCE(q->cp_params.interval, p.interval);
 	indexed = qcn_needs_index(q->sample, q->keepalive);
-	WRITE_ONCE(q->pfc_bps, pfc_bps);
+	qcn_pfc_rx_set_bps(&q->pfc_rx, pfc_bps);
 	/* queued frames join the new layout; an indexed two-samples queue
 	 * holds hashed frames only (qcn_flow_link())
 	 */
@@ -1907,7 +1813,7 @@ static int qcn_init(struct Qdisc *sch, struct nlattr *opt,
 	q->pfc_net = qcn_net_pfc(sch);
 	spin_lock_init(&q->cnm_lock);
 	spin_lock_init(&q->timer_lock);
-	spin_lock_init(&q->pfc_lock);
+	qcn_pfc_rx_init(&q->pfc_rx);
 	tasklet_setup(&q->cnm_tasklet, qcn_cnm_tasklet);
 	hrtimer_init(&q->ka_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	q->ka_timer.function = qcn_keepalive_timer;
@@ -2001,9 +1907,8 @@ nla_put_failure:
 static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
+	struct qcn_pfc_rx_stats rx;
 	struct tc_qcn_xstats st;
-	u64 now;
-	u32 p;
 
 	/*
 	 * One snapshot: the sampling counters, qold and the flow count change
@@ -2024,19 +1929,11 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	sch_qcn_pfc_stats(q->pfc_port, &st);
 	sch_tree_unlock(sch);
 
-	/* a pause in force counts up to now */
-	spin_lock_bh(&q->pfc_lock);
-	now = ktime_get_ns();
-	for (p = 0; p < QCN_NPRIO; p++) {
-		st.pfc_rx[p] = q->pfc_rx[p];
-		st.pfc_paused_ns[p] = q->pfc_paused_ns[p];
-		if (q->pfc_until[p] > q->pfc_start[p])
-			st.pfc_paused_ns[p] += min(q->pfc_until[p], now) -
-					       q->pfc_start[p];
-	}
-	st.pfc_rx_xon = q->pfc_rx_xon;
-	st.pfc_rx_ignored = q->pfc_rx_ignored;
-	spin_unlock_bh(&q->pfc_lock);
+	qcn_pfc_rx_stats(&q->pfc_rx, &rx);
+	memcpy(st.pfc_rx, rx.rx, sizeof(st.pfc_rx));
+	memcpy(st.pfc_paused_ns, rx.paused_ns, sizeof(st.pfc_paused_ns));
+	st.pfc_rx_xon = rx.rx_xon;
+	st.pfc_rx_ignored = rx.rx_ignored;
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
