@@ -47,6 +47,12 @@
  *   core's byte counter is fed the bytes really dequeued; its timer runs
  *   lazily (rp_limiter_plan()): caught up exactly when the limiter is
  *   touched, one hrtimer for the release of idle limiters.
+ * - `pfc`: 802.1Qbb PFC frames received on the device pause the packets
+ *   of the priorities they name, the other priorities go on, as the NIC of
+ *   a lossless Ethernet host pauses (rp_pfc_rcv(), rp_pfc_dequeue(); the
+ *   pause state is include/net/qcn_pfc_rx.h's, shared with sch_qcn).
+ *   The queues are then split into a band per priority, each with its
+ *   limiters and its FIFO; without pfc everything is in band 0.
  * - Local senders are back-pressured: queued skbs keep their socket's
  *   send buffer charged, so a blocking UDP socket waits; `limit` bounds
  *   the total backlog, `flow_limit` a limiter's queue (packets; checked
@@ -87,6 +93,7 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/qcn_gso.h>
+#include <net/qcn_pfc_rx.h>
 #include <uapi/linux/qcn.h>
 #include <qcn/qcn_rp.h>
 #include <qcn/qcn_cnm.h>
@@ -103,6 +110,7 @@
 #define RP_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define RP_DEF_MAX_RATE		10000000000ULL	/* bit/s if the link speed is unknown */
 #define RP_MAX_RATE		TC_QCN_RP_MAX_RATE	/* 10 Tb/s in bytes/s */
+#define RP_NPRIO		QCN_PFC_NPRIO	/* 802.1Q priorities: PFC bands */
 #define RP_SLACK_NS		(100 * NSEC_PER_USEC)	/* watchdog slack */
 #define RP_CATCHUP_NS		(2 * NSEC_PER_MSEC)	/* pacing debt kept */
 /*
@@ -134,6 +142,7 @@ struct rp_flow {
 	u32 hash;
 	unsigned long last_tx;		/* jiffies */
 	struct rp_limiter *lim;
+	u8 prio;			/* pfc: its last frame's priority */
 };
 
 struct rp_limiter {
@@ -149,9 +158,10 @@ struct rp_limiter {
 	u64 time_next;			/* earliest departure of the head, ns */
 	u64 cnm_rx;
 	u64 bytes_sent;
-	u64 hold;			/* leaves once q->direct_out reached it */
+	u64 hold;			/* leaves once direct_out[prio] reached it */
 	u32 drain;			/* released: frames still to leave at line rate */
 	u32 id;				/* class minor */
+	u8 prio;			/* pfc: the band it is scheduled in */
 	bool queued;
 };
 
@@ -174,9 +184,6 @@ struct rp_sched {
 	u32 nlim;
 	struct xarray ids;		/* class minor -> limiter */
 	u32 next_id;
-	struct rb_root sched;
-	struct qdisc_skb_head direct;	/* unlimited flows */
-	u64 direct_in, direct_out;	/* packets ever queued / left there */
 
 	struct qdisc_watchdog watchdog;
 	struct hrtimer timer;		/* at the first of q->wake */
@@ -197,6 +204,24 @@ struct rp_sched {
 	 * flood of forged CNMs takes no instance lock it does not need.
 	 */
 	u8 seen[RP_SEEN_SLOTS];
+
+	/*
+	 * The queues, by band: a band is an 802.1Q priority under pfc, and
+	 * everything is in band 0 without it.  Each band has its limiters
+	 * with packets, by next departure, and its FIFO of unlimited flows.
+	 */
+	struct rb_root sched[RP_NPRIO];
+	struct qdisc_skb_head direct[RP_NPRIO];
+	u64 direct_in[RP_NPRIO];	/* packets ever queued in direct[b] */
+	u64 direct_out[RP_NPRIO];	/* ... and left it */
+	u8 band;			/* pfc: the FIFO served next */
+	/*
+	 * pfc: 802.1Qbb PFC frames received on the device pause the bands
+	 * of the priorities they name (rp_pfc_rcv(), one handler for every
+	 * instance; the state and its lock are include/net/qcn_pfc_rx.h's).
+	 */
+	bool pfc;
+	struct qcn_pfc_rx pfc_rx;
 };
 
 /* the netns' instances by device (ifindex hash), in the order added */
@@ -382,14 +407,14 @@ static void rp_flow_gc(struct rp_sched *q, u32 bucket)
 static void rp_sched_remove(struct rp_sched *q, struct rp_limiter *lim)
 {
 	if (lim->queued) {
-		rb_erase(&lim->rb, &q->sched);
+		rb_erase(&lim->rb, &q->sched[lim->prio]);
 		lim->queued = false;
 	}
 }
 
 static void rp_sched_insert(struct rp_sched *q, struct rp_limiter *lim)
 {
-	struct rb_node **p = &q->sched.rb_node, *parent = NULL;
+	struct rb_node **p = &q->sched[lim->prio].rb_node, *parent = NULL;
 
 	while (*p) {
 		struct rp_limiter *o = rb_entry(*p, struct rp_limiter, rb);
@@ -401,13 +426,13 @@ static void rp_sched_insert(struct rp_sched *q, struct rp_limiter *lim)
 			p = &parent->rb_right;
 	}
 	rb_link_node(&lim->rb, parent, p);
-	rb_insert_color(&lim->rb, &q->sched);
+	rb_insert_color(&lim->rb, &q->sched[lim->prio]);
 	lim->queued = true;
 }
 
-/* what an skb was charged against memory_limit (truesize may change) */
 struct rp_skb_cb {
-	u32 mem;
+	u32 mem;	/* charged against memory_limit (truesize may change) */
+	u8 band;	/* its FIFO when unlimited */
 };
 
 static struct rp_skb_cb *rp_cb(const struct sk_buff *skb)
@@ -427,18 +452,26 @@ static void rp_uncharge(struct rp_sched *q, const struct sk_buff *skb)
 	q->memory_usage -= rp_cb(skb)->mem;
 }
 
-static void rp_direct_add(struct rp_sched *q, struct sk_buff *skb)
+/* A frame's band: its PFC priority under pfc (qcn_skb_pfc_prio()), else 0. */
+static u8 rp_skb_band(const struct rp_sched *q, const struct sk_buff *skb)
 {
-	__qdisc_enqueue_tail(skb, &q->direct);
-	q->direct_in++;
+	return q->pfc ? qcn_skb_pfc_prio(skb) : 0;
 }
 
-static struct sk_buff *rp_direct_take(struct rp_sched *q)
+static void rp_direct_add(struct rp_sched *q, struct sk_buff *skb)
 {
-	struct sk_buff *skb = __qdisc_dequeue_head(&q->direct);
+	u8 b = rp_cb(skb)->band;
+
+	__qdisc_enqueue_tail(skb, &q->direct[b]);
+	q->direct_in[b]++;
+}
+
+static struct sk_buff *rp_direct_take(struct rp_sched *q, u8 b)
+{
+	struct sk_buff *skb = __qdisc_dequeue_head(&q->direct[b]);
 
 	if (skb)
-		q->direct_out++;
+		q->direct_out[b]++;
 	return skb;
 }
 
@@ -452,7 +485,7 @@ static struct sk_buff *rp_direct_take(struct rp_sched *q)
 static bool rp_limiter_held(const struct rp_sched *q,
 			    const struct rp_limiter *lim)
 {
-	return q->direct_out < lim->hold;
+	return q->direct_out[lim->prio] < lim->hold;
 }
 
 /* A released limiter: its queued packets continue unlimited, in order. */
@@ -670,7 +703,8 @@ static struct rp_limiter *rp_limiter_new(struct rp_sched *q, struct rp_flow *f)
 	}
 	qcn_rp_init(&lim->rp, &q->p);
 	lim->flow = f;
-	lim->hold = q->direct_in;
+	lim->prio = q->pfc ? f->prio : 0;
+	lim->hold = q->direct_in[lim->prio];
 	RB_CLEAR_NODE(&lim->wake_node);
 	list_add_tail(&lim->list, &q->limiters);
 	q->nlim++;
@@ -903,6 +937,90 @@ static struct packet_type rp_cnm_pt __read_mostly = {
 	.func	= rp_cnm_rcv,
 };
 
+/* ---------------------------------------------------------- PFC intake */
+
+/*
+ * An 802.1Qbb PFC frame (EtherType 0x8808) pauses the qcn_rp instances
+ * with pfc of the device that received it, orig_dev (a bond's slave, not
+ * the bond): a PFC frame pauses one link.  The state is written under its
+ * own lock (qcn_pfc_rx_frame()), never q->lock; a pause that ends early
+ * kicks the qdisc, under q->lock, where q->dead says whether q->sch is
+ * still there (a qdisc whose creation fails after ->init is freed without
+ * a grace period).  A device that is a bridge port sees no PFC here: its
+ * rx_handler drops the frames (qcn honours PFC there).
+ */
+static int rp_pfc_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct rp_net *rn = net_generic(dev_net(orig_dev), rp_net_id);
+	u64 now = ktime_get_ns();
+	struct rp_sched *q;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(q, rp_net_devs(rn, orig_dev->ifindex), net_node) {
+		if (q->ifindex != orig_dev->ifindex || !READ_ONCE(q->pfc) ||
+		    !qcn_pfc_rx_frame(&q->pfc_rx, skb, now))
+			continue;
+		spin_lock(&q->lock);
+		if (!q->dead && READ_ONCE(q->sch->q.qlen))
+			__netif_schedule(qdisc_root(q->sch));
+		spin_unlock(&q->lock);
+	}
+	rcu_read_unlock();
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static struct packet_type rp_pfc_pt __read_mostly = {
+	.type	= cpu_to_be16(ETH_P_PAUSE),
+	.func	= rp_pfc_rcv,
+};
+
+/*
+ * Under the root lock and q->lock: pfc turns on or off.  Every queued
+ * packet moves to its band under the new setting (the FIFOs' in band
+ * order, each band's in its own), each limiter to its head's band, and a
+ * limiter waits for everything its band's FIFO holds now, so that no
+ * flow's packets overtake each other.
+ */
+static void rp_resort(struct rp_sched *q, bool pfc)
+{
+	struct sk_buff *head = NULL, **tail = &head, *skb;
+	struct rp_limiter *lim;
+	bool queued;
+	u32 b;
+
+	for (b = 0; b < RP_NPRIO; b++) {
+		while ((skb = __qdisc_dequeue_head(&q->direct[b]))) {
+			*tail = skb;
+			tail = &skb->next;
+		}
+		q->direct_in[b] = 0;
+		q->direct_out[b] = 0;
+	}
+	WRITE_ONCE(q->pfc, pfc);
+	while ((skb = head)) {
+		head = skb->next;
+		skb_mark_not_on_list(skb);
+		rp_cb(skb)->band = rp_skb_band(q, skb);
+		rp_direct_add(q, skb);
+	}
+	list_for_each_entry(lim, &q->limiters, list) {
+		queued = lim->queued;
+		rp_sched_remove(q, lim);
+		for (skb = lim->head; skb; skb = skb->next)
+			rp_cb(skb)->band = rp_skb_band(q, skb);
+		if (lim->head)
+			lim->prio = rp_cb(lim->head)->band;
+		else
+			lim->prio = pfc && lim->flow ? lim->flow->prio : 0;
+		lim->hold = q->direct_in[lim->prio];
+		if (queued)
+			rp_sched_insert(q, lim);
+	}
+	q->band = 0;
+}
+
 /* ------------------------------------------------------------ qdisc ops */
 
 /* Under q->lock: queue one frame on lim, behind its queued ones. */
@@ -958,6 +1076,7 @@ static int rp_enqueue_gso(struct rp_sched *q, struct sk_buff *skb,
 	lim = f ? f->lim : NULL;
 	skb_list_walk_safe(segs, segs, next) {
 		skb_mark_not_on_list(segs);
+		rp_cb(segs)->band = rp_skb_band(q, segs);
 		rp_charge(q, segs);
 		if (lim)
 			rp_limiter_add(q, lim, segs);
@@ -1016,9 +1135,12 @@ static int rp_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			}
 		}
 	}
+	rp_cb(skb)->band = rp_skb_band(q, skb);
 	lim = f ? f->lim : NULL;
-	if (f)
+	if (f) {
 		f->last_tx = jiffies;
+		f->prio = rp_cb(skb)->band;
+	}
 	start = READ_ONCE(q->start_rate);
 	if (learned && start)
 		lim = rp_limiter_start(q, f, start);
@@ -1100,6 +1222,54 @@ static struct sk_buff *rp_limiter_dequeue(struct rp_sched *q,
 	return skb;
 }
 
+/*
+ * Under q->lock, pfc: the next packet of the bands not paused, the first
+ * limiter due among theirs before their FIFOs, which take turns packet by
+ * packet; NULL with *wake the earliest time a limiter falls due or a
+ * pause that holds packets back ends (0: nothing queued).
+ */
+static struct sk_buff *rp_pfc_dequeue(struct rp_sched *q, u64 *wake)
+{
+	struct rp_limiter *lim, *due = NULL;
+	u64 now = ktime_get_ns(), at;
+	struct rb_node *first;
+	u32 b, ready = 0;
+
+	*wake = 0;
+	for (b = 0; b < RP_NPRIO; b++) {
+		first = rb_first(&q->sched[b]);
+		if (!first && !q->direct[b].qlen)
+			continue;
+		at = qcn_pfc_rx_until(&q->pfc_rx, b);
+		if (at <= now) {
+			if (q->direct[b].qlen)
+				ready |= BIT(b);
+			if (!first)
+				continue;
+			lim = rb_entry(first, struct rp_limiter, rb);
+			/* a held limiter: its band's FIFO is not empty */
+			if (rp_limiter_held(q, lim))
+				continue;
+			if (lim->time_next <= now) {
+				if (!due || lim->time_next < due->time_next)
+					due = lim;
+				continue;
+			}
+			at = lim->time_next;
+		}
+		if (!*wake || at < *wake)
+			*wake = at;
+	}
+	if (due)
+		return rp_limiter_dequeue(q, due, now);
+	if (!ready)
+		return NULL;
+	for (b = q->band; !(ready & BIT(b)); b = (b + 1) % RP_NPRIO)
+		;
+	q->band = (b + 1) % RP_NPRIO;
+	return rp_direct_take(q, b);
+}
+
 static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 {
 	struct rp_sched *q = rp_q(sch);
@@ -1109,7 +1279,11 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 	u64 now, wake = 0;
 
 	spin_lock(&q->lock);
-	first = rb_first(&q->sched);
+	if (q->pfc) {
+		skb = rp_pfc_dequeue(q, &wake);
+		goto out;
+	}
+	first = rb_first(&q->sched[0]);
 	if (first) {
 		now = ktime_get_ns();
 		lim = rb_entry(first, struct rp_limiter, rb);
@@ -1122,7 +1296,8 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 			wake = lim->time_next;
 	}
 	if (!skb)
-		skb = rp_direct_take(q);
+		skb = rp_direct_take(q, 0);
+out:
 	if (skb)
 		rp_uncharge(q, skb);
 	spin_unlock(&q->lock);
@@ -1143,6 +1318,7 @@ static struct sk_buff *rp_dequeue(struct Qdisc *sch)
 static void rp_purge(struct rp_sched *q, bool free_limiters)
 {
 	struct rp_limiter *lim, *tmp;
+	u32 b;
 
 	list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
 		if (lim->head)
@@ -1155,12 +1331,14 @@ static void rp_purge(struct rp_sched *q, bool free_limiters)
 		if (free_limiters)
 			rp_limiter_free(q, lim);
 	}
-	if (q->direct.head)
-		rtnl_kfree_skbs(q->direct.head, q->direct.tail);
-	q->direct.head = NULL;
-	q->direct.tail = NULL;
-	q->direct.qlen = 0;
-	q->direct_out = q->direct_in;
+	for (b = 0; b < RP_NPRIO; b++) {
+		if (q->direct[b].head)
+			rtnl_kfree_skbs(q->direct[b].head, q->direct[b].tail);
+		q->direct[b].head = NULL;
+		q->direct[b].tail = NULL;
+		q->direct[b].qlen = 0;
+		q->direct_out[b] = q->direct_in[b];
+	}
 	q->memory_usage = 0;
 }
 
@@ -1207,7 +1385,7 @@ static struct sk_buff *rp_limiter_drop_head(struct rp_sched *q,
 
 /*
  * Under the root lock (RTNL held): drop packets until the backlog fits
- * limit, the unlimited FIFO's oldest first, then one oldest packet of
+ * limit, the unlimited FIFOs' oldest first, then one oldest packet of
  * each limiter in turn; freed after q->lock, accounted up the tree once.
  */
 static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
@@ -1216,11 +1394,13 @@ static void rp_trim(struct Qdisc *sch, struct rp_sched *q, u32 limit)
 	struct rp_limiter *lim, *tmp;
 	struct sk_buff *skb;
 	bool any = true;
+	u32 b;
 
 	spin_lock_bh(&q->lock);
-	while (sch->qstats.backlog > limit &&
-	       (skb = rp_direct_take(q)))
-		rp_drops_add(sch, q, &d, skb);
+	for (b = 0; b < RP_NPRIO; b++)
+		while (sch->qstats.backlog > limit &&
+		       (skb = rp_direct_take(q, b)))
+			rp_drops_add(sch, q, &d, skb);
 	while (sch->qstats.backlog > limit && any) {
 		any = false;
 		list_for_each_entry_safe(lim, tmp, &q->limiters, list) {
@@ -1344,6 +1524,7 @@ static const struct nla_policy rp_policy[TCA_QCN_RP_MAX + 1] = {
 	[TCA_QCN_RP_W_EXP]	 = NLA_POLICY_RANGE(NLA_S32, QCN_CP_W_EXP_MIN,
 						    QCN_CP_W_EXP_MAX),
 	[TCA_QCN_RP_START_RATE]	 = NLA_POLICY_FULL_RANGE(NLA_U64, &rp_rate0_range),
+	[TCA_QCN_RP_PFC]	 = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static int rp_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1354,7 +1535,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_rp_params p;
 	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
-	bool mode_changed;
+	bool mode_changed, pfc;
 	u64 start_rate;
 	u8 kind;
 	int err;
@@ -1373,6 +1554,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	max_limiters = q->max_limiters;
 	start_rate = q->start_rate;
 	kind = q->flow_kind;
+	pfc = q->pfc;
 	spin_unlock_bh(&q->lock);
 
 	if (tb[TCA_QCN_RP_MAX_RATE])
@@ -1425,6 +1607,8 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		p.w_exp = nla_get_s32(tb[TCA_QCN_RP_W_EXP]);
 	if (tb[TCA_QCN_RP_START_RATE])
 		start_rate = nla_get_u64(tb[TCA_QCN_RP_START_RATE]) * 8;
+	if (tb[TCA_QCN_RP_PFC])
+		pfc = nla_get_u8(tb[TCA_QCN_RP_PFC]);
 
 	if (p.min_rate > p.max_rate) {
 		NL_SET_ERR_MSG(extack, "qcn_rp: min-rate must not exceed maxrate");
@@ -1459,8 +1643,16 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 
+	/* a pause in force is not carried across turning pfc on or off */
+	if (pfc != q->pfc)
+		qcn_pfc_rx_clear(&q->pfc_rx);
+	/* quanta are 512 bit times of the line rate */
+	qcn_pfc_rx_set_bps(&q->pfc_rx, p.max_rate);
+
 	sch_tree_lock(sch);
 	spin_lock_bh(&q->lock);
+	if (pfc != q->pfc)
+		rp_resort(q, pfc);
 	mode_changed = p.mode != q->p.mode;
 	q->p = p;
 	list_for_each_entry(lim, &q->limiters, list) {
@@ -1505,7 +1697,7 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	struct ethtool_link_ksettings ks;
 	u64 line = RP_DEF_MAX_RATE;
 	struct rp_sched *q;
-	int err;
+	int err, i;
 
 	/* flows and CNMs are keyed by Ethernet addresses (rp_key()) */
 	if (dev->type != ARPHRD_ETHER) {
@@ -1522,8 +1714,10 @@ static int rp_init(struct Qdisc *sch, struct nlattr *opt,
 	INIT_LIST_HEAD(&q->limiters);
 	xa_init_flags(&q->ids, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&q->net_node);
-	q->sched = RB_ROOT;
+	for (i = 0; i < RP_NPRIO; i++)
+		q->sched[i] = RB_ROOT;
 	q->wake = RB_ROOT;
+	qcn_pfc_rx_init(&q->pfc_rx);
 	q->sch = sch;
 	q->ifindex = dev->ifindex;
 	q->seed = get_random_u32();
@@ -1595,6 +1789,7 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct nlattr *opts;
 	u32 limit, limiters, flow_limit, memory_limit;
 	u64 start_rate;
+	bool pfc;
 	u8 kind;
 
 	spin_lock_bh(&q->lock);
@@ -1605,6 +1800,7 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	limiters = q->max_limiters;
 	start_rate = q->start_rate;
 	kind = q->flow_kind;
+	pfc = q->pfc;
 	spin_unlock_bh(&q->lock);
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
@@ -1636,7 +1832,8 @@ static int rp_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_RP_AP_PKTS, p.ap_pkts) ||
 	    nla_put_s32(skb, TCA_QCN_RP_W_EXP, p.w_exp) ||
 	    nla_put_u64_64bit(skb, TCA_QCN_RP_START_RATE, start_rate / 8,
-			      TCA_QCN_RP_PAD))
+			      TCA_QCN_RP_PAD) ||
+	    nla_put_u8(skb, TCA_QCN_RP_PFC, pfc))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -1648,6 +1845,7 @@ nla_put_failure:
 static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct rp_sched *q = rp_q(sch);
+	struct qcn_pfc_rx_stats rx;
 	struct tc_qcn_rp_xstats st;
 
 	spin_lock_bh(&q->lock);
@@ -1657,6 +1855,11 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.memory_usage = q->memory_usage;
 	st.stamp_ns = ktime_get_ns();
 	spin_unlock_bh(&q->lock);
+	qcn_pfc_rx_stats(&q->pfc_rx, &rx);
+	memcpy(st.pfc_rx, rx.rx, sizeof(st.pfc_rx));
+	memcpy(st.pfc_paused_ns, rx.paused_ns, sizeof(st.pfc_paused_ns));
+	st.pfc_rx_xon = rx.rx_xon;
+	st.pfc_rx_ignored = rx.rx_ignored;
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
@@ -1839,8 +2042,10 @@ static int __init rp_module_init(void)
 	if (err)
 		goto err_cache;
 	dev_add_pack(&rp_cnm_pt);
+	dev_add_pack(&rp_pfc_pt);
 	err = register_qdisc(&rp_qdisc_ops);
 	if (err) {
+		dev_remove_pack(&rp_pfc_pt);
 		dev_remove_pack(&rp_cnm_pt);
 		unregister_pernet_subsys(&rp_net_ops);
 		goto err_cache;
@@ -1856,6 +2061,7 @@ err_cache:
 static void __exit rp_module_exit(void)
 {
 	unregister_qdisc(&rp_qdisc_ops);
+	dev_remove_pack(&rp_pfc_pt);
 	dev_remove_pack(&rp_cnm_pt);	/* synchronize_net() inside */
 	unregister_pernet_subsys(&rp_net_ops);
 	kmem_cache_destroy(rp_limiter_cache);

@@ -270,6 +270,9 @@ enum {
 	TCA_QCN_RP_AP_PKTS,	/* u32: AP: average after N packets (T/2) */
 	TCA_QCN_RP_W_EXP,	/* s32: the CPs' w = 2^W_EXP, to rebuild Fb */
 	TCA_QCN_RP_START_RATE,	/* u64: new flows start limited, bytes/s; 0 = off */
+	TCA_QCN_RP_PFC,		/* u8: honour 802.1Qbb PFC frames received
+				 * on the device (1) / ignore them (0)
+				 */
 	__TCA_QCN_RP_MAX
 };
 #define TCA_QCN_RP_MAX (__TCA_QCN_RP_MAX - 1)
@@ -302,6 +305,11 @@ struct tc_qcn_rp_xstats {
 	__u64	limiters_aged;		/* released because their flow went idle */
 	__u64	stamp_ns;		/* CLOCK_MONOTONIC when read: rates */
 	__u64	limiters_started;	/* installed at start_rate for a new flow */
+	/* 802.1Qbb PFC reception (option pfc), as struct tc_qcn_xstats */
+	__u64	pfc_rx[TC_QCN_PFC_PRIOS];
+	__u64	pfc_rx_xon;
+	__u64	pfc_rx_ignored;
+	__u64	pfc_paused_ns[TC_QCN_PFC_PRIOS];
 };
 
 enum tc_qcn_rp_state {
