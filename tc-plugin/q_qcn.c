@@ -358,17 +358,6 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
-/* " v0 v1 ..." as text, an array KEY in JSON */
-static void print_u64_array(const char *key, const __u64 *v, int n)
-{
-	int i;
-
-	open_json_array(PRINT_JSON, key);
-	for (i = 0; i < n; i++)
-		tcq_print_u64(NULL, " %llu", v[i]);
-	close_json_array(PRINT_JSON, NULL);
-}
-
 /* any PFC generation counter set: a port that generates PFC */
 static bool pfc_counted(const struct tc_qcn_xstats *st)
 {
@@ -378,17 +367,6 @@ static bool pfc_counted(const struct tc_qcn_xstats *st)
 		if (st->pfc_xoff_sent[i] || st->pfc_ingress_max[i])
 			return true;
 	return st->pfc_tx_fail != 0;
-}
-
-/* any PFC reception counter set: a port with pfc that has received PFC */
-static bool pfc_rx_counted(const struct tc_qcn_xstats *st)
-{
-	int i;
-
-	for (i = 0; i < TC_QCN_PFC_PRIOS; i++)
-		if (st->pfc_rx[i] || st->pfc_paused_ns[i])
-			return true;
-	return st->pfc_rx_xon || st->pfc_rx_ignored;
 }
 
 static void print_class_xstats(const struct tc_qcn_class_xstats *st)
@@ -470,33 +448,27 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 			      st.cnm_delay_max_ns);
 	}
 	tcq_print_fp("%s", "\n  qfb_hist");
-	print_u64_array("qfb_hist", st.qfb_hist, TC_QCN_QFB_BUCKETS);
+	tcq_print_u64_array("qfb_hist", st.qfb_hist, TC_QCN_QFB_BUCKETS);
 	/* PFC generation, from a module that has it, once it has counted */
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, pfc_tx_fail) +
 					     sizeof(st.pfc_tx_fail) && pfc_counted(&st)) {
 		tcq_print_fp("%s", "\n  pfc_xoff_sent");
-		print_u64_array("pfc_xoff_sent", st.pfc_xoff_sent, TC_QCN_PFC_PRIOS);
+		tcq_print_u64_array("pfc_xoff_sent", st.pfc_xoff_sent, TC_QCN_PFC_PRIOS);
 		tcq_print_fp("%s", " pfc_xon_sent");
-		print_u64_array("pfc_xon_sent", st.pfc_xon_sent, TC_QCN_PFC_PRIOS);
+		tcq_print_u64_array("pfc_xon_sent", st.pfc_xon_sent, TC_QCN_PFC_PRIOS);
 		tcq_print_fp("%s", "\n  pfc_pausing_ns");
-		print_u64_array("pfc_pausing_ns", st.pfc_pausing_ns, TC_QCN_PFC_PRIOS);
+		tcq_print_u64_array("pfc_pausing_ns", st.pfc_pausing_ns, TC_QCN_PFC_PRIOS);
 		tcq_print_fp("%s", "\n  pfc_ingress_bytes");
-		print_u64_array("pfc_ingress_bytes", st.pfc_ingress_bytes, TC_QCN_PFC_PRIOS);
+		tcq_print_u64_array("pfc_ingress_bytes", st.pfc_ingress_bytes, TC_QCN_PFC_PRIOS);
 		tcq_print_fp("%s", " pfc_ingress_max");
-		print_u64_array("pfc_ingress_max", st.pfc_ingress_max, TC_QCN_PFC_PRIOS);
+		tcq_print_u64_array("pfc_ingress_max", st.pfc_ingress_max, TC_QCN_PFC_PRIOS);
 		tcq_print_u64("pfc_tx_fail", " pfc_tx_fail %llu", st.pfc_tx_fail);
 	}
 	/* PFC reception (option pfc), from a module that has it, once it has counted */
 	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, pfc_paused_ns) +
-					     sizeof(st.pfc_paused_ns) && pfc_rx_counted(&st)) {
-		tcq_print_fp("%s", "\n  pfc_rx");
-		print_u64_array("pfc_rx", st.pfc_rx, TC_QCN_PFC_PRIOS);
-		tcq_print_u64("pfc_rx_xon", " pfc_rx_xon %llu", st.pfc_rx_xon);
-		tcq_print_u64("pfc_rx_ignored", " pfc_rx_ignored %llu",
-			      st.pfc_rx_ignored);
-		tcq_print_fp("%s", "\n  pfc_paused_ns");
-		print_u64_array("pfc_paused_ns", st.pfc_paused_ns, TC_QCN_PFC_PRIOS);
-	}
+					     sizeof(st.pfc_paused_ns))
+		tcq_print_pfc_rx(st.pfc_rx, st.pfc_rx_xon, st.pfc_rx_ignored,
+				 st.pfc_paused_ns, TC_QCN_PFC_PRIOS);
 	return 0;
 }
 

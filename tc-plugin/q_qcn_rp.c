@@ -24,7 +24,8 @@ static void explain(void)
 		"                  [ limit BYTES ] [ flow_limit PACKETS ]\n"
 		"                  [ memory_limit BYTES ]\n"
 		"                  [ naimd-gi FRAC ] [ naimd-ru RATE ] [ naimd-gd FRAC ]\n"
-		"                  [ fb-unit BYTES ] [ ap-packets N ] [ w W ]\n");
+		"                  [ fb-unit BYTES ] [ ap-packets N ] [ w W ]\n"
+		"                  [ pfc | nopfc ]\n");
 }
 
 static const char * const rp_mode_names[] = {
@@ -127,7 +128,7 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			struct nlmsghdr *n, const char *dev)
 {
 	struct rtattr *tail;
-	int v, err = 0;
+	int v, err = 0, pfc = -1;
 
 	(void)qu;
 	(void)dev;
@@ -139,6 +140,15 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (strcmp(opt, "help") == 0) {
 			explain();
 			return -1;
+		}
+		/* the flags, which take no value */
+		if (strcmp(opt, "pfc") == 0 || strcmp(opt, "nopfc") == 0) {
+			if (pfc >= 0 && pfc != (opt[0] == 'p')) {
+				fprintf(stderr, "qcn_rp: \"pfc\" and \"nopfc\" exclude each other\n");
+				return -1;
+			}
+			pfc = opt[0] == 'p';
+			continue;
 		}
 		if (tcq_check_opt("qcn_rp", rp_opts, argc, opt)) {
 			explain();
@@ -220,6 +230,8 @@ static int rp_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	}
 	if (err)
 		return -1;
+	if (pfc >= 0)
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_RP_PFC, pfc);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -322,6 +334,13 @@ static int rp_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_color_rate(use_iec, start ? PRINT_ANY : PRINT_JSON, COLOR_NONE,
 				 "start_rate", "start-rate %s ", start);
 	}
+	/* pfc: absent from a module older than this plugin */
+	if (rta_ok_len(tb[TCA_QCN_RP_PFC], 1)) {
+		bool pfc = rta_u8(tb[TCA_QCN_RP_PFC]);
+
+		print_color_bool(PRINT_JSON, COLOR_NONE, "pfc", NULL, pfc);
+		tcq_print_fp("%s", pfc ? "pfc " : "nopfc ");
+	}
 #undef RATE
 #undef U32
 #undef TIME
@@ -419,6 +438,12 @@ static int rp_print_xstats(struct qdisc_util *qu, FILE *f,
 			tcq_print_u64("ap_steps", " ap_steps %llu",
 				      (unsigned long long)s->ap_steps);
 		}
+		/* PFC reception, from a module that has it, once it has counted */
+		if (RTA_PAYLOAD(xstats) >= (int)(offsetof(struct tc_qcn_rp_xstats,
+							   pfc_paused_ns) +
+						  sizeof(s->pfc_paused_ns)))
+			tcq_print_pfc_rx(s->pfc_rx, s->pfc_rx_xon, s->pfc_rx_ignored,
+					 s->pfc_paused_ns, TC_QCN_PFC_PRIOS);
 	}
 	return 0;
 }

@@ -372,4 +372,38 @@ static inline void tcq_print_time(const char *key, const char *fmt, __u32 us)
 			   tcq_time(buf, sizeof(buf), us));
 }
 
+/* " v0 v1 ..." as text, an array KEY in JSON */
+static inline void tcq_print_u64_array(const char *key, const __u64 *v, int n)
+{
+	int i;
+
+	open_json_array(PRINT_JSON, key);
+	for (i = 0; i < n; i++)
+		tcq_print_u64(NULL, " %llu", (unsigned long long)v[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/*
+ * The 802.1Qbb PFC reception counters of qcn's and qcn_rp's option pfc
+ * (rx and paused_ns: one per priority, n of them), once any has counted.
+ */
+static inline void tcq_print_pfc_rx(const __u64 *rx, __u64 xon, __u64 ignored,
+				    const __u64 *paused_ns, int n)
+{
+	bool any = xon || ignored;
+	int i;
+
+	for (i = 0; i < n; i++)
+		any = any || rx[i] || paused_ns[i];
+	if (!any)
+		return;
+	tcq_print_fp("%s", "\n  pfc_rx");
+	tcq_print_u64_array("pfc_rx", rx, n);
+	tcq_print_u64("pfc_rx_xon", " pfc_rx_xon %llu", (unsigned long long)xon);
+	tcq_print_u64("pfc_rx_ignored", " pfc_rx_ignored %llu",
+		      (unsigned long long)ignored);
+	tcq_print_fp("%s", "\n  pfc_paused_ns");
+	tcq_print_u64_array("pfc_paused_ns", paused_ns, n);
+}
+
 #endif /* _QCN_TC_PLUGIN_H */
