@@ -6,8 +6,11 @@
 # (Table I: pfc-xoff 110 KB, pfc-xon 44 KB, in a 150 KB port buffer) the
 # switch pauses the host before its buffer fills and the host's qcn holds
 # the frames (its socket then blocks): nothing drops and r receives every
-# datagram sent.  Across two switches the pause spreads hop by hop: the
-# paused uplink fills and its switch pauses the host (a saturation tree).
+# datagram sent.  The same with a reaction point as h1's NIC: qcn_rp,
+# under a tbf that gives the veth the line rate PFC's headroom is sized
+# for (unpaced, a paused backlog would reach the switch all at once).
+# Across two switches the pause spreads hop by hop: the paused uplink
+# fills and its switch pauses the host (a saturation tree).
 #
 #	h1 (pfc) --- sw-p1 (pfc-xoff) -+- [sw] - sw-pr (1 Mbit/s) --- r
 #
@@ -24,10 +27,12 @@ trap 'tb_cleanup; rm -rf "$TMP"' EXIT
 
 LINK=10mbit LIMIT=150000 XOFF=110000 XON=44000
 GEN=(pfc-xoff "$XOFF" pfc-xon "$XON")
-ALL_TESTS="lossy lossless tree"
+ALL_TESTS="lossy lossless lossless_rp tree"
 
 # xs NS DEV KEY: a statistic of NS's DEV's root qdisc (0 while absent)
 xs() { qdisc_json "$1" "$2" | jq -r ".[0].$3 // 0"; }
+# rps KEY: a statistic of h1's qcn_rp
+rps() { qdisc_json h1 eth0 | jq -r ".[] | select(.kind == \"qcn_rp\") | .$1 // 0"; }
 drops() { xs "$1" "$2" drops; }
 # received NS: the datagrams NS's eth0 has received for port 7003
 received()
@@ -51,12 +56,20 @@ count_rx()
 	nsx "$1" tc filter add dev eth0 ingress pref 1 protocol ip flower \
 		ip_proto udp dst_port 7003 action pass
 }
-# the one-switch path; PFC on with "pfc"
+# the one-switch path; PFC on with "pfc", h1's qdisc qcn_rp with "rp"
 star()
 {
 	local gen=() rx=()
 	[ "${1:-}" = pfc ] && { gen=("${GEN[@]}"); rx=(pfc); }
-	nsx h1 tc qdisc replace dev eth0 root qcn rate $LINK limit 2000000 "${rx[@]}"
+	if [ "${2:-}" = rp ]; then
+		nsx h1 tc qdisc del dev eth0 root 2>/dev/null
+		nsx h1 tc qdisc add dev eth0 root handle 1: tbf rate $LINK \
+			burst 3000 latency 1s
+		nsx h1 tc qdisc add dev eth0 parent 1: qcn_rp maxrate $LINK \
+			min-rate 1mbit limit 2000000 "${rx[@]}"
+	else
+		nsx h1 tc qdisc replace dev eth0 root qcn rate $LINK limit 2000000 "${rx[@]}"
+	fi
 	nsx sw tc qdisc del dev sw-p1 root 2>/dev/null
 	nsx sw tc qdisc add dev sw-p1 root qcn rate $LINK "${gen[@]}"
 	nsx sw tc qdisc del dev sw-pr root 2>/dev/null
@@ -79,14 +92,21 @@ lossy()
 		test -n "$sent" -a "$got" -lt "${sent:-0}"
 }
 
+# lossless_run [rp]: the overload with PFC on, h1's qdisc as star's; the
+# datagrams h1 sent
+lossless_run()
+{
+	star pfc "$@"
+	pfc_overload h1 100 3
+	busywait 60000 empty h1:eth0 sw:sw-pr > /dev/null
+}
+
 test_checks lossless 6
 lossless()
 {
 	local sent got
 
-	star pfc
-	sent=$(pfc_overload h1 100 3)
-	busywait 60000 empty h1:eth0 sw:sw-pr > /dev/null
+	sent=$(lossless_run)
 	got=$(received r)
 	ktap_info "sw-p1: pfc_xoff_sent $(xs sw sw-p1 'pfc_xoff_sent[3]')," \
 		"pfc_ingress_max $(xs sw sw-p1 'pfc_ingress_max[3]');" \
@@ -105,6 +125,28 @@ lossless()
 	ktap_check "qcnstat shows the pauses sent and received" test \
 		"$(qcnstat_cols "$TMP/sw.csv" pfc_xoff_sent) $(qcnstat_cols "$TMP/h1.csv" pfc_rx)" = \
 		"$(xs sw sw-p1 'pfc_xoff_sent[3]') $(xs h1 eth0 'pfc_rx[3]')"
+}
+
+test_checks lossless_rp 5
+lossless_rp()
+{
+	local sent got
+
+	sent=$(lossless_run rp)
+	got=$(received r)
+	ktap_info "qcn_rp: sw-p1: pfc_xoff_sent $(xs sw sw-p1 'pfc_xoff_sent[3]')," \
+		"pfc_ingress_max $(xs sw sw-p1 'pfc_ingress_max[3]');" \
+		"h1: pfc_rx $(rps 'pfc_rx[3]')," \
+		"paused $(rps 'pfc_paused_ns[3]') ns; sent $sent"
+	ktap_check "qcn_rp: sw-p1 pauses h1's priority 3" \
+		test "$(xs sw sw-p1 'pfc_xoff_sent[3]')" -gt 0
+	ktap_check "qcn_rp: h1 honours it" test "$(rps 'pfc_rx[3]')" -gt 0
+	ktap_check "qcn_rp: no drop in the switch (sw-pr $(drops sw sw-pr), sw-p1 $(drops sw sw-p1))" \
+		test "$(drops sw sw-pr)" -eq 0 -a "$(drops sw sw-p1)" -eq 0
+	ktap_check "qcn_rp: no drop at h1, whose qdiscs hold what the pause holds back" \
+		test "$(drops h1 eth0)" -eq 0 -a "$(rps drops)" -eq 0
+	ktap_check "qcn_rp: r receives every datagram h1 sent ($got of ${sent:-?})" \
+		test -n "$sent" -a "$got" = "${sent:-x}"
 }
 
 test_checks tree 6

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 802.1Qbb PFC reception (qcn option pfc): a PFC frame received on the
-# qdisc's device pauses the frames of the priorities it names for its
-# quanta at the port rate while the other priorities go on; time 0 (XON)
-# resumes at once, a pause ends by itself when its quanta run out;
-# malformed frames are counted and change nothing, and without pfc the
-# same frame changes nothing.  Then the same on a bridge port, where the
-# bridge drops PFC frames in its rx_handler.
+# 802.1Qbb PFC reception (option pfc of qcn and qcn_rp): a PFC frame
+# received on the qdisc's device pauses the frames of the priorities it
+# names for its quanta at the port rate while the other priorities go on;
+# time 0 (XON) resumes at once, a pause ends by itself when its quanta run
+# out; malformed frames are counted and change nothing, and without pfc
+# the same frame changes nothing.  The same for qcn_rp, also with its
+# flows limited and for a frame that arrives on another link; then qcn on
+# a bridge port, where the bridge drops PFC frames in its rx_handler.
 #
-#   h1 (qcn on eth0) --- sw-p1 [sw: br0] sw-pr (qcn, bridge phase) --- r
+#   h1 (qcn, then qcn_rp on eth0) --- sw-p1 [sw: br0] sw-pr (qcn) --- r
 #
 # h1 sends two UDP flows to r, SO_PRIORITY 1 (port 7001) and 2 (port
 # 7002), 250 datagrams/s each; r counts each flow in an ingress filter.
@@ -30,6 +31,12 @@ RATE=2mbit
 SHORT_Q=4000
 SHORT_NS=$((SHORT_Q * 512 * 1000000000 / 2000000))
 QCN_OPTS=(pfc rate "$RATE" limit 2000000)
+# qcn_rp times pauses at its maxrate; n-aimd limiters started at
+# start-rate stay while their flow sends (no timer raises them)
+RP_OPTS=(pfc maxrate "$RATE" min-rate 100kbit limit 2000000)
+RP_LIMITED=(mode n-aimd start-rate 1mbit)
+# the qdisc on h1's eth0 the sections test, and their checks' prefix
+KIND=qcn P=
 
 # xj NS DEV JQ: JQ of the root qdisc's statistics (tc -s -j) on NS's DEV
 xj() { qdisc_json "$1" "$2" | jq -r ".[0] | $3"; }
@@ -99,16 +106,16 @@ pause()
 	local h p t0 t1
 	t0=$(date +%s%N)
 	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
-	ktap_check "the XOFF is counted for priority 1" \
+	ktap_check "${P}the XOFF is counted for priority 1" \
 		busywait 10000 xj_is h1 eth0 '.pfc_rx | tostring' '[0,1,0,0,0,0,0,0]'
 	# a frame dequeued before the XOFF may still be on its way
 	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
 	h=$(holds 7001 50)
-	ktap_check "priority 2 flows while 1 is paused" test $? -eq 0
-	ktap_check "priority 1 sends nothing while paused (${h/ / -> })" same $h
+	ktap_check "${P}priority 2 flows while 1 is paused" test $? -eq 0
+	ktap_check "${P}priority 1 sends nothing while paused (${h/ / -> })" same $h
 	p=$(xj h1 eth0 '.pfc_paused_ns[1]')
 	t1=$(date +%s%N)
-	ktap_check "pfc_paused_ns counts the pause so far ($p ns, <= $((t1 - t0)))" \
+	ktap_check "${P}pfc_paused_ns counts the pause so far ($p ns, <= $((t1 - t0)))" \
 		test "$p" -gt 0 -a "$p" -le $((t1 - t0))
 }
 
@@ -120,12 +127,12 @@ xon()
 	x0=$(xj h1 eth0 .pfc_rx_xon)
 	n=$(rx 7001)
 	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
-	ktap_check "XON resumes priority 1" busywait 10000 grown 7001 "$n" 20
-	ktap_check "the XON is counted" test "$(xj h1 eth0 .pfc_rx_xon)" -eq $((x0 + 1))
+	ktap_check "${P}XON resumes priority 1" busywait 10000 grown 7001 "$n" 20
+	ktap_check "${P}the XON is counted" test "$(xj h1 eth0 .pfc_rx_xon)" -eq $((x0 + 1))
 	p0=$(xj h1 eth0 '.pfc_paused_ns[1]')
 	n=$(rx 7001)
 	busywait 10000 grown 7001 "$n" 20 >/dev/null
-	ktap_check "priority 1's paused time stops at XON" \
+	ktap_check "${P}priority 1's paused time stops at XON" \
 		test "$(xj h1 eth0 '.pfc_paused_ns[1]')" -eq "$p0"
 }
 
@@ -144,11 +151,11 @@ expire()
 	busywait 20000 grown 7001 "$n" 20 >/dev/null
 	ok=$?
 	t1=$(date +%s%N)
-	ktap_check "a pause of $SHORT_Q quanta ends by itself, after $(((t1 - t0) / 1000000)) ms (>= $((SHORT_NS / 1000000)))" \
+	ktap_check "${P}a pause of $SHORT_Q quanta ends by itself, after $(((t1 - t0) / 1000000)) ms (>= $((SHORT_NS / 1000000)))" \
 		test "$ok" -eq 0 -a $((t1 - t0)) -ge "$SHORT_NS"
-	ktap_check "pfc_paused_ns grew by exactly the pause, $SHORT_NS ns" \
+	ktap_check "${P}pfc_paused_ns grew by exactly the pause, $SHORT_NS ns" \
 		test $(($(xj h1 eth0 '.pfc_paused_ns[1]') - p0)) -eq "$SHORT_NS"
-	ktap_check "no XON was counted" test "$(xj h1 eth0 .pfc_rx_xon)" -eq "$x0"
+	ktap_check "${P}no XON was counted" test "$(xj h1 eth0 .pfc_rx_xon)" -eq "$x0"
 }
 
 # malformed frames, each otherwise an XOFF of priority 1: counted, ignored
@@ -161,11 +168,11 @@ malformed()
 	for m in pause reserved truncated dest; do
 		nsx sw "$PFC" -i sw-p1 -p 1=65535 -m "$m" >/dev/null
 	done
-	ktap_check "4 malformed frames counted in pfc_rx_ignored" \
+	ktap_check "${P}4 malformed frames counted in pfc_rx_ignored" \
 		busywait 10000 xj_is h1 eth0 .pfc_rx_ignored $((i0 + 4))
 	n=$(rx 7001)
-	ktap_check "priority 1 flows on" busywait 20000 grown 7001 "$n" 50
-	ktap_check "nothing else changed" test \
+	ktap_check "${P}priority 1 flows on" busywait 20000 grown 7001 "$n" 50
+	ktap_check "${P}nothing else changed" test \
 		"$(pfc_state h1 eth0 | jq -c '.[2] = 0')" = "$(jq -c '.[2] = 0' <<<"$s0")"
 }
 
@@ -186,13 +193,97 @@ test_checks pfc_off 3
 pfc_off()
 {
 	local s0 n
-	nsx h1 tc qdisc change dev eth0 root qcn nopfc
-	ktap_check "tc shows nopfc, in text and JSON" shows nopfc false
+	nsx h1 tc qdisc change dev eth0 root "$KIND" nopfc
+	ktap_check "${P}tc shows nopfc, in text and JSON" shows nopfc false
 	s0=$(pfc_state h1 eth0)
 	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
 	n=$(rx 7001)
-	ktap_check "nopfc: priority 1 flows on after an XOFF" busywait 20000 grown 7001 "$n" 50
-	ktap_check "nopfc: no counter moved" test "$(pfc_state h1 eth0)" = "$s0"
+	ktap_check "${P}nopfc: priority 1 flows on after an XOFF" busywait 20000 grown 7001 "$n" 50
+	ktap_check "${P}nopfc: no counter moved" test "$(pfc_state h1 eth0)" = "$s0"
+}
+
+# qcn_rp with pfc in qcn's place; the sections above run again with it
+test_checks rp_setup 3
+rp_setup()
+{
+	KIND=qcn_rp P="qcn_rp: "
+	nsx h1 tc qdisc del dev eth0 root
+	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
+	ktap_check "qcn_rp accepts pfc" test $? -eq 0
+	ktap_check "qcn_rp: tc shows pfc, in text and JSON" shows pfc true
+	ktap_check "qcn_rp: priorities 1 and 2 flow" flowing
+}
+
+# limited: h1's qcn_rp has a limiter for each flow (and may have more:
+# h1's ARP and IPv6 frames are flows too)
+limited() { [ "$(xj h1 eth0 .limiters_active)" -ge 2 ]; }
+
+# both flows limited (n-aimd limiters from their first frame): a pause
+# holds a limiter back, the other band's limiter goes on
+test_checks rp_limited 5
+rp_limited()
+{
+	local h n
+	nsx h1 tc qdisc del dev eth0 root
+	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}" \
+		"${RP_LIMITED[@]}"
+	flowing
+	ktap_check "qcn_rp: both flows are limited" limited
+	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
+	busywait 10000 xj_is h1 eth0 '.pfc_rx[1]' 1 >/dev/null
+	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
+	h=$(holds 7001 50)
+	ktap_check "qcn_rp, limited: priority 2 flows while 1 is paused" test $? -eq 0
+	ktap_check "qcn_rp, limited: priority 1 sends nothing while paused (${h/ / -> })" same $h
+	n=$(rx 7001)
+	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
+	ktap_check "qcn_rp, limited: XON resumes priority 1" busywait 10000 grown 7001 "$n" 20
+	ktap_check "qcn_rp, limited: the flows stayed limited" limited
+	nsx h1 tc qdisc del dev eth0 root
+	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
+}
+
+# a PFC frame pauses the link it arrives on: one sent to h1 on another
+# device (a veth pair inside h1, pa -> pb) pauses nothing on eth0
+test_checks rp_other_link 2
+rp_other_link()
+{
+	local s0 n
+	nsx h1 ip link add name pa type veth peer name pb
+	nsx h1 ip link set pa up
+	nsx h1 ip link set pb up
+	s0=$(pfc_state h1 eth0)
+	nsx h1 "$PFC" -i pa -p 1=65535 -p 2=65535 >/dev/null
+	n=$(rx 7001)
+	ktap_check "qcn_rp: priority 1 flows on after an XOFF on another link" \
+		busywait 20000 grown 7001 "$n" 50
+	ktap_check "qcn_rp: eth0 counted nothing" test "$(pfc_state h1 eth0)" = "$s0"
+	nsx h1 ip link del pa
+}
+
+# turning pfc off ends a pause in force
+test_checks rp_off_resumes 2
+rp_off_resumes()
+{
+	local n
+	nsx h1 tc qdisc change dev eth0 root qcn_rp pfc
+	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
+	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
+	n=$(holds 7001 20)
+	ktap_check "qcn_rp: priority 1 is paused again" same $n
+	n=$(rx 7001)
+	nsx h1 tc qdisc change dev eth0 root qcn_rp nopfc
+	ktap_check "qcn_rp: nopfc resumes priority 1 at once" busywait 10000 grown 7001 "$n" 20
+}
+
+# rejected: pfc and nopfc exclude each other, pfc takes no value
+test_checks rp_rejects 2
+rp_rejects()
+{
+	ktap_rejected "qcn_rp: pfc nopfc" "nsx h1 tc qdisc show dev eth0" \
+		nsx h1 tc qdisc change dev eth0 root qcn_rp pfc nopfc
+	ktap_rejected "qcn_rp: pfc takes no value" "nsx h1 tc qdisc show dev eth0" \
+		nsx h1 tc qdisc change dev eth0 root qcn_rp pfc on
 }
 
 # the same on a bridge port (sched drr, occupancy sampling: the flows and
@@ -229,7 +320,9 @@ kernel_log()
 	ktap_check "no kernel warnings" qcn_dmesg_clean
 }
 
-ALL_TESTS="pause xon expire malformed rejects pfc_off bridge"
+ALL_TESTS="pause xon expire malformed rejects pfc_off
+	rp_setup pause xon expire malformed rp_limited rp_other_link pfc_off
+	rp_off_resumes rp_rejects bridge"
 tests_plan setup kernel_log
 setup
 tests_run
