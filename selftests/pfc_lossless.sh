@@ -127,7 +127,7 @@ lossless()
 		"$(xs sw sw-p1 'pfc_xoff_sent[3]') $(xs h1 eth0 'pfc_rx[3]')"
 }
 
-test_checks lossless_rp 5
+test_checks lossless_rp 6
 lossless_rp()
 {
 	local sent got
@@ -147,6 +147,9 @@ lossless_rp()
 		test "$(drops h1 eth0)" -eq 0 -a "$(rps drops)" -eq 0
 	ktap_check "qcn_rp: r receives every datagram h1 sent ($got of ${sent:-?})" \
 		test -n "$sent" -a "$got" = "${sent:-x}"
+	nsx h1 "$QS" -d eth0 -c 1 > "$TMP/h1-rp.csv"
+	ktap_check "qcn_rp: qcnstat shows the pauses received" \
+		test "$(qcnstat_cols "$TMP/h1-rp.csv" pfc_rx)" = "$(rps 'pfc_rx[3]')"
 }
 
 test_checks tree 6

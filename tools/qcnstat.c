@@ -87,9 +87,9 @@ static const char *usage_text =
 "  qcn PFC:    pfc_ingress (bytes of this device's input queued in the\n"
 "              switch now), pfc_xoff_sent pfc_xon_sent pfc_pausing_ns\n"
 "              (pfc-xoff: pauses sent, releases sent, time the peer was\n"
-"              held paused), pfc_rx pfc_paused_ns (pfc: pauses received,\n"
-"              time this qdisc was paused); sums over the priorities,\n"
-"              empty from modules without PFC\n";
+"              held paused), pfc_rx pfc_paused_ns (pfc, also qcn_rp's:\n"
+"              pauses received, time this qdisc was paused); sums over\n"
+"              the priorities, empty from modules without PFC\n";
 
 enum { F_T, F_DEV, F_KIND, F_HANDLE, F_PARENT, F_BYTES, F_PACKETS, F_DROPS,
 	F_BACKLOG, F_QLEN, F_RATE, F_SAMPLES, F_CNMS, F_QFB, F_QOLD, F_TDROPS,
@@ -324,10 +324,24 @@ static int emit(struct row *r)
 
 #define SETF(r, f, fmt, ...) snprintf((r)->v[f], sizeof((r)->v[f]), fmt, __VA_ARGS__)
 
+/* the PFC reception columns (qcn and qcn_rp): per-priority counters summed */
+static void pfc_rx_cols(struct row *r, const __u64 *rx, const __u64 *paused)
+{
+	__u64 n = 0, ns = 0;
+	int p;
+
+	for (p = 0; p < TC_QCN_PFC_PRIOS; p++) {
+		n += rx[p];
+		ns += paused[p];
+	}
+	SETF(r, F_PFC_RX, "%llu", (unsigned long long)n);
+	SETF(r, F_PFC_PAUSED, "%llu", (unsigned long long)ns);
+}
+
 /* the PFC columns of a qcn qdisc: its per-priority counters summed */
 static void pfc_cols(struct row *r, const struct tc_qcn_xstats *s)
 {
-	__u64 in = 0, xoff = 0, xon = 0, pausing = 0, rx = 0, paused = 0;
+	__u64 in = 0, xoff = 0, xon = 0, pausing = 0;
 	int p;
 
 	for (p = 0; p < TC_QCN_PFC_PRIOS; p++) {
@@ -335,15 +349,12 @@ static void pfc_cols(struct row *r, const struct tc_qcn_xstats *s)
 		xoff += s->pfc_xoff_sent[p];
 		xon += s->pfc_xon_sent[p];
 		pausing += s->pfc_pausing_ns[p];
-		rx += s->pfc_rx[p];
-		paused += s->pfc_paused_ns[p];
 	}
 	SETF(r, F_PFC_IN, "%llu", (unsigned long long)in);
 	SETF(r, F_PFC_XOFF, "%llu", (unsigned long long)xoff);
 	SETF(r, F_PFC_XON, "%llu", (unsigned long long)xon);
 	SETF(r, F_PFC_PAUSING, "%llu", (unsigned long long)pausing);
-	SETF(r, F_PFC_RX, "%llu", (unsigned long long)rx);
-	SETF(r, F_PFC_PAUSED, "%llu", (unsigned long long)paused);
+	pfc_rx_cols(r, s->pfc_rx, s->pfc_paused_ns);
 }
 
 static const char *state_name(__u32 s)
@@ -487,6 +498,9 @@ static int on_msg(struct nl_msg *msg, void *arg)
 				if (len >= (int)(offsetof(struct tc_qcn_rp_xstats, stamp_ns) +
 						 sizeof(s.stamp_ns)))
 					stamp = s.stamp_ns;
+				if (len >= (int)(offsetof(struct tc_qcn_rp_xstats, pfc_paused_ns) +
+						 sizeof(s.pfc_paused_ns)))
+					pfc_rx_cols(&r, s.pfc_rx, s.pfc_paused_ns);
 			} else if (!strcmp(kind, "qcn_rp") && cls &&
 				   len >= (int)offsetof(struct tc_qcn_rp_class_xstats, stamp_ns)) {
 				struct tc_qcn_rp_class_xstats s;
