@@ -1037,9 +1037,19 @@ static void rp_limiter_add(struct rp_sched *q, struct rp_limiter *lim,
 	lim->backlog += qdisc_pkt_len(skb);
 	if (!lim->queued) {
 		u64 now = ktime_get_ns();
+		u8 b = rp_cb(skb)->band;
 
 		if (lim->time_next < now)
 			lim->time_next = now;
+		/*
+		 * An idle limiter takes its flow's band from the frame
+		 * (pfc was turned on since, or the flow's priority changed),
+		 * behind what that band's FIFO holds
+		 */
+		if (b != lim->prio) {
+			lim->prio = b;
+			lim->hold = q->direct_in[b];
+		}
 		rp_sched_insert(q, lim);
 	}
 	q->st.throttled++;

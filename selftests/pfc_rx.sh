@@ -33,7 +33,8 @@ SHORT_NS=$((SHORT_Q * 512 * 1000000000 / 2000000))
 QCN_OPTS=(pfc rate "$RATE" limit 2000000)
 # qcn_rp times pauses at its maxrate; n-aimd limiters started at
 # start-rate stay while their flow sends (no timer raises them)
-RP_OPTS=(pfc maxrate "$RATE" min-rate 100kbit limit 2000000)
+RP_BASE=(maxrate "$RATE" min-rate 100kbit limit 2000000)
+RP_OPTS=(pfc "${RP_BASE[@]}")
 RP_LIMITED=(mode n-aimd start-rate 1mbit)
 # the qdisc on h1's eth0 the sections test, and their checks' prefix
 KIND=qcn P=
@@ -243,6 +244,31 @@ rp_limited()
 	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
 }
 
+# the same flows limited before pfc goes on: an idle limiter takes its
+# flow's band from its next frame
+test_checks rp_limited_before 3
+rp_limited_before()
+{
+	local h n
+	nsx h1 tc qdisc del dev eth0 root
+	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp nopfc "${RP_BASE[@]}" \
+		"${RP_LIMITED[@]}"
+	flowing
+	nsx h1 tc qdisc change dev eth0 root qcn_rp pfc
+	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
+	busywait 10000 xj_is h1 eth0 '.pfc_rx[1]' 1 >/dev/null
+	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
+	h=$(holds 7001 50)
+	ktap_check "qcn_rp, limited before pfc: priority 2 flows while 1 is paused" test $? -eq 0
+	ktap_check "qcn_rp, limited before pfc: priority 1 sends nothing while paused (${h/ / -> })" same $h
+	n=$(rx 7001)
+	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
+	ktap_check "qcn_rp, limited before pfc: XON resumes priority 1" \
+		busywait 10000 grown 7001 "$n" 20
+	nsx h1 tc qdisc del dev eth0 root
+	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
+}
+
 # a PFC frame pauses the link it arrives on: one sent to h1 on another
 # device (a veth pair inside h1, pa -> pb) pauses nothing on eth0
 test_checks rp_other_link 2
@@ -321,7 +347,8 @@ kernel_log()
 }
 
 ALL_TESTS="pause xon expire malformed rejects pfc_off
-	rp_setup pause xon expire malformed rp_limited rp_other_link pfc_off
+	rp_setup pause xon expire malformed rp_limited rp_limited_before
+	rp_other_link pfc_off
 	rp_off_resumes rp_rejects bridge"
 tests_plan setup kernel_log
 setup
