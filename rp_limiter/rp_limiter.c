@@ -1855,7 +1855,6 @@ nla_put_failure:
 static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct rp_sched *q = rp_q(sch);
-	struct qcn_pfc_rx_stats rx;
 	struct tc_qcn_rp_xstats st;
 
 	spin_lock_bh(&q->lock);
@@ -1865,11 +1864,8 @@ static int rp_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.memory_usage = q->memory_usage;
 	st.stamp_ns = ktime_get_ns();
 	spin_unlock_bh(&q->lock);
-	qcn_pfc_rx_stats(&q->pfc_rx, &rx);
-	memcpy(st.pfc_rx, rx.rx, sizeof(st.pfc_rx));
-	memcpy(st.pfc_paused_ns, rx.paused_ns, sizeof(st.pfc_paused_ns));
-	st.pfc_rx_xon = rx.rx_xon;
-	st.pfc_rx_ignored = rx.rx_ignored;
+	qcn_pfc_rx_stats(&q->pfc_rx, st.pfc_rx, &st.pfc_rx_xon,
+			 &st.pfc_rx_ignored, st.pfc_paused_ns);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -1907,7 +1907,6 @@ nla_put_failure:
 static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
-	struct qcn_pfc_rx_stats rx;
 	struct tc_qcn_xstats st;
 
 	/*
@@ -1929,11 +1928,8 @@ static int qcn_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	sch_qcn_pfc_stats(q->pfc_port, &st);
 	sch_tree_unlock(sch);
 
-	qcn_pfc_rx_stats(&q->pfc_rx, &rx);
-	memcpy(st.pfc_rx, rx.rx, sizeof(st.pfc_rx));
-	memcpy(st.pfc_paused_ns, rx.paused_ns, sizeof(st.pfc_paused_ns));
-	st.pfc_rx_xon = rx.rx_xon;
-	st.pfc_rx_ignored = rx.rx_ignored;
+	qcn_pfc_rx_stats(&q->pfc_rx, st.pfc_rx, &st.pfc_rx_xon,
+			 &st.pfc_rx_ignored, st.pfc_paused_ns);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -42,14 +42,6 @@ struct qcn_pfc_rx {
 	u64	paused_ns[QCN_PFC_NPRIO];	/* ended pauses' time */
 };
 
-/* The counters as xstats report them: a pause in force counts up to @now. */
-struct qcn_pfc_rx_stats {
-	u64	rx[QCN_PFC_NPRIO];
-	u64	rx_xon;
-	u64	rx_ignored;
-	u64	paused_ns[QCN_PFC_NPRIO];
-};
-
 static inline void qcn_pfc_rx_init(struct qcn_pfc_rx *rx)
 {
 	memset(rx, 0, sizeof(*rx));
@@ -143,8 +135,12 @@ static inline bool qcn_pfc_rx_frame(struct qcn_pfc_rx *rx,
 	return kick;
 }
 
-static inline void qcn_pfc_rx_stats(struct qcn_pfc_rx *rx,
-				    struct qcn_pfc_rx_stats *st)
+/*
+ * The counters as xstats report them, into the xstats' own fields (arrays
+ * of QCN_PFC_NPRIO): a pause in force counts up to now.
+ */
+static inline void qcn_pfc_rx_stats(struct qcn_pfc_rx *rx, u64 *rxc,
+				    u64 *xon, u64 *ignored, u64 *paused_ns)
 {
 	u64 now;
 	u32 p;
@@ -152,13 +148,13 @@ static inline void qcn_pfc_rx_stats(struct qcn_pfc_rx *rx,
 	spin_lock_bh(&rx->lock);
 	now = ktime_get_ns();
 	for (p = 0; p < QCN_PFC_NPRIO; p++) {
-		st->rx[p] = rx->rx[p];
-		st->paused_ns[p] = rx->paused_ns[p];
+		rxc[p] = rx->rx[p];
+		paused_ns[p] = rx->paused_ns[p];
 		if (rx->until[p] > rx->start[p])
-			st->paused_ns[p] += min(rx->until[p], now) - rx->start[p];
+			paused_ns[p] += min(rx->until[p], now) - rx->start[p];
 	}
-	st->rx_xon = rx->rx_xon;
-	st->rx_ignored = rx->rx_ignored;
+	*xon = rx->rx_xon;
+	*ignored = rx->rx_ignored;
 	spin_unlock_bh(&rx->lock);
 }
 
