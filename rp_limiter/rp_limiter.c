@@ -1545,7 +1545,7 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_rp_params p;
 	u32 limit, max_limiters, flow_limit, memory_limit;
 	struct rp_limiter *lim;
-	bool mode_changed, pfc;
+	bool mode_changed, pfc, pfc_changed;
 	u64 start_rate;
 	u8 kind;
 	int err;
@@ -1653,15 +1653,20 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 
-	/* a pause in force is not carried across turning pfc on or off */
-	if (pfc != q->pfc)
+	/*
+	 * A pause in force is not carried across turning pfc on or off:
+	 * the state is cleared while the receive handler leaves it alone
+	 * (q->pfc false), before pfc goes on, after it went off.
+	 */
+	pfc_changed = pfc != q->pfc;
+	if (pfc_changed && pfc)
 		qcn_pfc_rx_clear(&q->pfc_rx);
 	/* quanta are 512 bit times of the line rate */
 	qcn_pfc_rx_set_bps(&q->pfc_rx, p.max_rate);
 
 	sch_tree_lock(sch);
 	spin_lock_bh(&q->lock);
-	if (pfc != q->pfc)
+	if (pfc_changed)
 		rp_resort(q, pfc);
 	mode_changed = p.mode != q->p.mode;
 	q->p = p;
@@ -1696,6 +1701,11 @@ static int rp_change(struct Qdisc *sch, struct nlattr *opt,
 	spin_unlock_bh(&q->lock);
 	rp_trim(sch, q, limit);
 	sch_tree_unlock(sch);
+	if (pfc_changed && !pfc)
+		qcn_pfc_rx_clear(&q->pfc_rx);
+	/* packets a pause held back may leave now */
+	if (pfc_changed && sch->q.qlen)
+		__netif_schedule(qdisc_root(sch));
 	return 0;
 }
 
