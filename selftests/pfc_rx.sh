@@ -219,26 +219,33 @@ rp_setup()
 # h1's ARP and IPv6 frames are flows too)
 limited() { [ "$(xj h1 eth0 .limiters_active)" -ge 2 ]; }
 
+# pause_limited NAME: an XOFF of priority 1 holds its flow back while
+# priority 2's goes on, an XON resumes it (3 checks)
+pause_limited()
+{
+	local h n
+	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
+	busywait 10000 xj_is h1 eth0 '.pfc_rx[1]' 1 >/dev/null
+	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
+	h=$(holds 7001 50)
+	ktap_check "$1: priority 2 flows while 1 is paused" test $? -eq 0
+	ktap_check "$1: priority 1 sends nothing while paused (${h/ / -> })" same $h
+	n=$(rx 7001)
+	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
+	ktap_check "$1: XON resumes priority 1" busywait 10000 grown 7001 "$n" 20
+}
+
 # both flows limited (n-aimd limiters from their first frame): a pause
 # holds a limiter back, the other band's limiter goes on
 test_checks rp_limited 5
 rp_limited()
 {
-	local h n
 	nsx h1 tc qdisc del dev eth0 root
 	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}" \
 		"${RP_LIMITED[@]}"
 	flowing
 	ktap_check "qcn_rp: both flows are limited" limited
-	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
-	busywait 10000 xj_is h1 eth0 '.pfc_rx[1]' 1 >/dev/null
-	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
-	h=$(holds 7001 50)
-	ktap_check "qcn_rp, limited: priority 2 flows while 1 is paused" test $? -eq 0
-	ktap_check "qcn_rp, limited: priority 1 sends nothing while paused (${h/ / -> })" same $h
-	n=$(rx 7001)
-	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
-	ktap_check "qcn_rp, limited: XON resumes priority 1" busywait 10000 grown 7001 "$n" 20
+	pause_limited "qcn_rp, limited"
 	ktap_check "qcn_rp, limited: the flows stayed limited" limited
 	nsx h1 tc qdisc del dev eth0 root
 	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
@@ -249,22 +256,12 @@ rp_limited()
 test_checks rp_limited_before 3
 rp_limited_before()
 {
-	local h n
 	nsx h1 tc qdisc del dev eth0 root
 	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp nopfc "${RP_BASE[@]}" \
 		"${RP_LIMITED[@]}"
 	flowing
 	nsx h1 tc qdisc change dev eth0 root qcn_rp pfc
-	nsx sw "$PFC" -i sw-p1 -p 1=65535 >/dev/null
-	busywait 10000 xj_is h1 eth0 '.pfc_rx[1]' 1 >/dev/null
-	busywait 20000 grown 7002 "$(rx 7002)" 10 >/dev/null
-	h=$(holds 7001 50)
-	ktap_check "qcn_rp, limited before pfc: priority 2 flows while 1 is paused" test $? -eq 0
-	ktap_check "qcn_rp, limited before pfc: priority 1 sends nothing while paused (${h/ / -> })" same $h
-	n=$(rx 7001)
-	nsx sw "$PFC" -i sw-p1 -p 1=0 >/dev/null
-	ktap_check "qcn_rp, limited before pfc: XON resumes priority 1" \
-		busywait 10000 grown 7001 "$n" 20
+	pause_limited "qcn_rp, limited before pfc"
 	nsx h1 tc qdisc del dev eth0 root
 	nsx h1 tc qdisc add dev eth0 root handle 1: qcn_rp "${RP_OPTS[@]}"
 }
