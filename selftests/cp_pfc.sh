@@ -22,6 +22,7 @@ ALL_TESTS="generate release off reject"
 # pfc KEY [PRIO]: a PFC counter of sw-p1's qcn (0 while it has counted none)
 pfc() { qdisc_json sw sw-p1 | jq -r ".[0].$1[${2:-3}] // 0"; }
 above() { [ "$(pfc "$1")" -ge "$2" ]; }
+drained() { [ "$(pfc pfc_ingress_bytes)" -eq 0 ]; }
 
 # ports [PFC-OPTS...]: fresh qdiscs, sw-p1's qcn with PFC-OPTS
 ports()
@@ -83,7 +84,7 @@ generate()
 		busywait 20000 above pfc_xon_sent 1
 	wait "$SND"
 	ktap_check "every byte counted is given back (pfc_ingress_bytes 0)" \
-		busywait 20000 test "$(pfc pfc_ingress_bytes)" -eq 0
+		busywait 20000 drained
 	local others
 	others=$(qdisc_json sw sw-p1 | jq '[.[0] | .pfc_xoff_sent, .pfc_ingress_max |
 		to_entries[] | select(.key != 3) | .value] | add')
