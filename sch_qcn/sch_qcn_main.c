@@ -118,6 +118,7 @@
 #include <qcn/qcn_cnm.h>
 #include <qcn/qcn_pfc.h>
 #include "sch_qcn_af.h"
+#include "sch_qcn_cnm.h"
 #include "sch_qcn_pfc.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
@@ -189,21 +190,6 @@ struct qcn_flow {
 	u32		backlog;	/* bytes */
 	u32		in_off;		/* indexed: bytes ever queued, mod 2^32 */
 	int		deficit;
-};
-
-/* A CNM encoded at a sampling instant, waiting for transmission. */
-struct qcn_cnm_req {
-	u8	da[ETH_ALEN];		/* the culprit's source MAC */
-	u8	prio;
-	u8	qfb;
-	u8	mode;			/* enum tc_qcn_sample actually used */
-	u8	pdu_len;
-	bool	positive;		/* signed feedback with Fb >= 0 */
-	__be16	vlan_proto;		/* the culprit's tag TPID, 0: untagged */
-	u16	vid;			/* and its VID */
-	int	ifindex;		/* the culprit's input device */
-	u64	stamp;			/* the sampling instant, ns */
-	u8	pdu[QCN_CNM_MAX_LEN];
 };
 
 struct qcn_pci_slot {
@@ -803,69 +789,24 @@ static bool qcn_cnm_build(struct Qdisc *sch, struct sk_buff *skb,
 {
 	struct qcn_sched_data *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
-	struct ethhdr _eh, *eh;
-	struct qcn_cnm m = {};
-	unsigned int off = offsetof(struct ethhdr, h_proto);
-	__be16 _proto, *proto;
-	__be16 _tci, *tci;
-	int len;
+	struct sch_qcn_culprit c;
 
 	if (qcn_cb(skb)->is_cnm || dev->type != ARPHRD_ETHER)
 		return false;
 	/* sent by this host, not through a bridge: no device leads back */
 	if (!skb->skb_iif && !netif_is_bridge_port(dev))
 		return false;
-	eh = skb_header_pointer(skb, 0, sizeof(_eh), &_eh);
-	if (!eh || !is_valid_ether_addr(eh->h_source))
+	if (!sch_qcn_culprit_read(skb, &c))
 		return false;
 	/*
 	 * A frame this host routed (or sent) carries the port's own address
 	 * as its source: the CNM would be addressed to this host, which runs
 	 * no reaction point for it.  QCN ends at a router.
 	 */
-	if (ether_addr_equal(eh->h_source, dev->dev_addr))
+	if (ether_addr_equal(c.sa, dev->dev_addr))
 		return false;
-
-	req->vlan_proto = 0;
-	req->vid = 0;
-	if (skb_vlan_tag_present(skb)) {
-		req->vlan_proto = skb->vlan_proto;
-		req->vid = skb_vlan_tag_get_id(skb);
-		m.prio = skb_vlan_tag_get_prio(skb);
-	} else if (eth_type_vlan(eh->h_proto)) {
-		tci = skb_header_pointer(skb, off + 2, sizeof(_tci), &_tci);
-		if (!tci)
-			return false;
-		req->vlan_proto = eh->h_proto;
-		req->vid = ntohs(*tci) & VLAN_VID_MASK;
-		m.prio = ntohs(*tci) >> VLAN_PRIO_SHIFT;
-		off += VLAN_HLEN;
-	} else {
-		m.prio = 0;	/* untagged: see "Encapsulated priority" above */
-	}
-	proto = skb_header_pointer(skb, off, sizeof(_proto), &_proto);
-	if (!proto)
-		return false;
-
-	m.version = QCN_CNM_VERSION;
-	m.qfb = qfb;
-	qcn_cnm_cpid(m.cpid, dev->dev_addr, READ_ONCE(q->cpid));
-	m.qoffset = qcn_cnm_q_units(s->qoff);
-	m.qdelta = qcn_cnm_q_units(s->qdelta);
-	ether_addr_copy(m.dst, eh->h_dest);
-	m.msdu_len = min_t(unsigned int, skb->len - off, QCN_CNM_MSDU_MAX);
-	if (skb_copy_bits(skb, off, m.msdu, m.msdu_len))
-		return false;
-
-	len = qcn_cnm_encode(&m, req->pdu, sizeof(req->pdu));
-	if (len < 0)
-		return false;
-	req->pdu_len = len;
-	ether_addr_copy(req->da, eh->h_source);
-	req->prio = m.prio;
-	req->qfb = qfb;
-	req->ifindex = skb->skb_iif;
-	return true;
+	return sch_qcn_cnm_encode(&c, dev->dev_addr, READ_ONCE(q->cpid), s,
+				  qfb, req);
 }
 
 /* Queue a CNM for the tasklet; false (counted) when the ring is full. */
