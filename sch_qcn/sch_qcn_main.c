@@ -161,6 +161,18 @@
 /* PFC: a port whose ethtool speed is unknown times pauses at 1 Gbit/s */
 #define QCN_PFC_DEF_BPS		1000000000ULL
 
+/* The CP measures the instance's own queue (enum tc_qcn_cp). */
+static bool qcn_cp_output(u8 cp_at)
+{
+	return cp_at == TC_QCN_CP_OUTPUT || cp_at == TC_QCN_CP_BOTH;
+}
+
+/* The CP measures the input buffer share of the device's frames. */
+static bool qcn_cp_input(u8 cp_at)
+{
+	return cp_at == TC_QCN_CP_INPUT || cp_at == TC_QCN_CP_BOTH;
+}
+
 /* Per-skb state while queued. */
 struct qcn_skb_cb {
 	u32	af_handle;	/* from sch_qcn_af_enqueue() */
@@ -168,7 +180,8 @@ struct qcn_skb_cb {
 	u16	flow;		/* index into q->flows */
 	u8	is_cnm;		/* a CNM: never a culprit */
 	u8	pfc_prio;	/* its priority, for pfc_slot */
-	u8	pfc_slot;	/* the PFC port it counts for, 0: none */
+	u8	pfc_slot;	/* the input port it counts for, 0: none */
+	u8	in_flow;	/* and its flow there (sch_qcn_pfc_account()) */
 };
 
 /*
@@ -231,6 +244,7 @@ struct qcn_sched_data {
 	u64		rate;		/* bytes/s, 0: unpaced */
 	u8		sched;		/* enum tc_qcn_sched */
 	u8		sample;		/* enum tc_qcn_sample */
+	u8		cp_at;		/* enum tc_qcn_cp */
 	u16		cpid;
 	u32		keepalive;	/* us, 0: off */
 	u8		feedback;	/* enum tc_qcn_feedback */
@@ -638,7 +652,8 @@ static void qcn_dequeued(struct Qdisc *sch, struct sk_buff *skb)
 	sch->q.qlen--;
 	q->memory_usage -= skb->truesize;
 	sch_qcn_pfc_unaccount(q->pfc_net, qcn_cb(skb)->pfc_slot,
-			      qcn_cb(skb)->pfc_prio, qdisc_pkt_len(skb));
+			      qcn_cb(skb)->pfc_prio, qdisc_pkt_len(skb),
+			      qcn_cb(skb)->in_flow);
 }
 
 static struct sk_buff *qcn_dequeue_one(struct Qdisc *sch)
@@ -1147,6 +1162,9 @@ static enum hrtimer_restart qcn_keepalive_timer(struct hrtimer *timer)
 	spin_lock(root_lock);
 	spin_lock(&q->timer_lock);
 	ka = (u64)READ_ONCE(q->keepalive) * NSEC_PER_USEC;
+	/* cp input or none: the instance's own queue is not sampled */
+	if (!qcn_cp_output(READ_ONCE(q->cp_at)))
+		ka = 0;
 	now = ktime_get_ns();
 	if (qcn_cp_keepalive_due(q->backlog, q->cp_params.qeq, now,
 				 q->ka_ref, ka)) {
@@ -1278,18 +1296,21 @@ static int qcn_enqueue_frame(struct sk_buff *skb, struct Qdisc *sch,
 		acct = READ_ONCE(q->pfc_net->nports) && skb->skb_iif;
 		if (q->pfc || acct)
 			cb->pfc_prio = qcn_skb_pfc_prio(skb);
+		/* before the skb is linked: the input CP hashes it */
+		if (acct)
+			cb->pfc_slot = sch_qcn_pfc_account(q->pfc_net, skb,
+							   cb->is_cnm,
+							   cb->pfc_prio, len,
+							   &cb->in_flow);
 		qcn_flow_add(q, skb);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
 		q->memory_usage += skb->truesize;
-		if (acct)
-			cb->pfc_slot = sch_qcn_pfc_account(q->pfc_net, skb->skb_iif,
-							   cb->pfc_prio, len);
 	}
-	if (!cb->is_cnm) {
-		if (pci)
-			qcn_pci_update(q->pci, hash,
-				       qcn_culprit_fill_level(q->backlog, q->limit));
+	if (pci && !cb->is_cnm)
+		qcn_pci_update(q->pci, hash,
+			       qcn_culprit_fill_level(q->backlog, q->limit));
+	if (!cb->is_cnm && qcn_cp_output(q->cp_at)) {
 		ka = q->keepalive;
 		if (ka) {
 			q->ka_ref = ktime_get_ns();
@@ -1526,6 +1547,7 @@ static const struct nla_policy qcn_policy[TCA_QCN_MAX + 1] = {
 	[TCA_QCN_PFC_XON]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_bytes_range),
 	[TCA_QCN_PFC_QUANTA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &qcn_pfc_quanta_range),
 	[TCA_QCN_PFC]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_QCN_CP]		= NLA_POLICY_MAX(NLA_U8, TC_QCN_CP_MAX),
 };
 
 /*
@@ -1577,12 +1599,12 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 	struct qcn_fabric *fabric = NULL, *old_fabric = NULL;
 	struct sch_qcn_pfc_port *pfc_gone = NULL;
 	struct qcn_flow *flows = NULL;
-	struct sch_qcn_pfc_cfg pfc;
+	struct sch_qcn_pfc_cfg pfc = {};
 	struct qcn_cp_params p;
 	struct sk_buff *skb;
 	bool was_two, indexed, af, pfc_rx;
 	u32 *index = NULL, fabric_id;
-	u8 sched, feedback;
+	u8 sched, feedback, sample, cp_at;
 	u64 pfc_bps = 0;
 	int err;
 
@@ -1619,6 +1641,33 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			       "qcn: PFC needs an Ethernet device (802.1Qbb PFC is a MAC Control frame)");
 		return -EOPNOTSUPP;
 	}
+	cp_at = tb[TCA_QCN_CP] ? nla_get_u8(tb[TCA_QCN_CP]) : q->cp_at;
+	sample = tb[TCA_QCN_SAMPLE] ? nla_get_u8(tb[TCA_QCN_SAMPLE]) : q->sample;
+	pfc.in_cp = qcn_cp_input(cp_at);
+	if (pfc.in_cp) {
+		if (qdisc_dev(sch)->type != ARPHRD_ETHER) {
+			NL_SET_ERR_MSG(extack,
+				       "qcn: cp input needs an Ethernet device (its CNMs go back out of it)");
+			return -EOPNOTSUPP;
+		}
+		if (sample == TC_QCN_SAMPLE_TWO) {
+			NL_SET_ERR_MSG(extack,
+				       "qcn: cp input samples by arrival or occupancy, not two-samples");
+			return -EINVAL;
+		}
+		if (feedback == TC_QCN_FEEDBACK_SIGNED) {
+			NL_SET_ERR_MSG(extack,
+				       "qcn: cp input sends standard feedback, not signed");
+			return -EINVAL;
+		}
+		pfc.sample = sample;
+		pfc.cpid = tb[TCA_QCN_CPID] ? nla_get_u16(tb[TCA_QCN_CPID]) :
+					      q->cpid;
+		pfc.keepalive = tb[TCA_QCN_KEEPALIVE] ?
+				nla_get_u32(tb[TCA_QCN_KEEPALIVE]) :
+				q->keepalive;
+		pfc.cp = p;
+	}
 	/* generation and reception time pauses at the same port rate */
 	if (pfc.xoff || pfc_rx)
 		pfc.rate_bps = qcn_pfc_port_bps(sch, tb[TCA_QCN_RATE] ?
@@ -1649,7 +1698,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		return -ENOMEM;
 	}
 	err = sch_qcn_af_prepare(q->af, tb, extack);
-	if (!err && pfc.xoff)
+	if (!err && (pfc.xoff || pfc.in_cp))
 		err = sch_qcn_pfc_port_set(q->pfc_net, qdisc_dev(sch), &pfc,
 					   &q->pfc_port, extack);
 	if (err) {
@@ -1658,7 +1707,7 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 		qcn_fabric_put(fabric);
 		return err;
 	}
-	if (!pfc.xoff) {
+	if (!pfc.xoff && !pfc.in_cp) {
 		pfc_gone = q->pfc_port;
 		q->pfc_port = NULL;
 	}
@@ -1680,8 +1729,8 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			qdisc_watchdog_schedule_ns(&q->watchdog,
 						   ktime_get_ns());
 	}
-	if (tb[TCA_QCN_SAMPLE])
-		WRITE_ONCE(q->sample, nla_get_u8(tb[TCA_QCN_SAMPLE]));
+	WRITE_ONCE(q->sample, sample);
+	WRITE_ONCE(q->cp_at, cp_at);
 	if (fabric_id != q->fabric_id) {
 		/* the packet path reads q->pci under this lock; the reader
 		 * count moves with the instance
@@ -1834,7 +1883,8 @@ static int qcn_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_QCN_PFC_XOFF, READ_ONCE(q->pfc_xoff)) ||
 	    nla_put_u32(skb, TCA_QCN_PFC_XON, READ_ONCE(q->pfc_xon)) ||
 	    nla_put_u32(skb, TCA_QCN_PFC_QUANTA, READ_ONCE(q->pfc_quanta)) ||
-	    nla_put_u8(skb, TCA_QCN_PFC, READ_ONCE(q->pfc)))
+	    nla_put_u8(skb, TCA_QCN_PFC, READ_ONCE(q->pfc)) ||
+	    nla_put_u8(skb, TCA_QCN_CP, READ_ONCE(q->cp_at)))
 		goto nla_put_failure;
 	if (q->af && sch_qcn_af_dump(q->af, skb))
 		goto nla_put_failure;

@@ -13,10 +13,23 @@
  * counter stays above pfc-xon the pause is re-sent at half its time
  * (qcn_pfc_decide(), include/qcn/qcn_pfc.h).
  *
+ * The same counter is the queue of the port's input CP (cp input): a
+ * congestion point at the switch's input buffer, as the occupancy-sampling
+ * paper places it.  Per priority it runs the CP core (include/qcn/
+ * qcn_cp.h) on the bytes of each arriving frame against the input's
+ * occupancy, picks the culprit among the input's frames (the arriving one,
+ * or by occupancy: a flow with probability of its share of the input's
+ * queued bytes, the paper's eq. (5)), and sends the CNM back out of the
+ * port, toward the culprit's source.  Its keep-alive clock samples an
+ * input holding more than Qeq that receives nothing, as a paused one does
+ * (the paper's section III).  A port exists while pfc-xoff or the input CP
+ * is set.
+ *
  * The interface between sch_qcn_main.c and sch_qcn_pfc.c, one-way:
  *	sch_qcn_pfc_port_set()	the port's thresholds (RTNL)
  *	sch_qcn_pfc_port_del()	its instance goes: pauses released (RTNL)
- *	sch_qcn_pfc_account()	a frame is queued: returns the slot to keep
+ *	sch_qcn_pfc_account()	a frame is queued: returns the slot (and
+ *				input flow) to keep
  *	sch_qcn_pfc_unaccount()	the frame leaves the queue (any way)
  *	sch_qcn_pfc_stats()	the port's counters, for xstats
  */
@@ -26,9 +39,11 @@
 #include <linux/netdevice.h>
 #include <linux/types.h>
 #include <uapi/linux/qcn.h>
+#include <qcn/qcn_cp.h>
 
 #define SCH_QCN_PFC_PORTS	256	/* per namespace; slot 0: none */
 #define SCH_QCN_PFC_HASH	16
+#define SCH_QCN_IN_NOFLOW	0xff	/* a frame counted in no input flow */
 
 struct sch_qcn_pfc_port;
 
@@ -40,10 +55,16 @@ struct sch_qcn_pfc_net {
 };
 
 struct sch_qcn_pfc_cfg {
-	u32	xoff;		/* bytes: pause above */
+	u32	xoff;		/* bytes: pause above, 0: no PFC */
 	u32	xon;		/* bytes: resume below */
 	u16	quanta;		/* the pause time sent, in quanta */
 	u64	rate_bps;	/* the link's rate, for the refresh period */
+	/* the input CP */
+	bool	in_cp;
+	u8	sample;		/* arrival or occupancy */
+	u16	cpid;
+	u32	keepalive;	/* us, 0: off */
+	struct qcn_cp_params cp;
 };
 
 int sch_qcn_pfc_port_set(struct sch_qcn_pfc_net *pn, struct net_device *dev,
@@ -51,10 +72,10 @@ int sch_qcn_pfc_port_set(struct sch_qcn_pfc_net *pn, struct net_device *dev,
 			 struct sch_qcn_pfc_port **portp,
 			 struct netlink_ext_ack *extack);
 void sch_qcn_pfc_port_del(struct sch_qcn_pfc_port *port);
-u8 sch_qcn_pfc_account(struct sch_qcn_pfc_net *pn, int iif, u8 prio,
-		       u32 len);
+u8 sch_qcn_pfc_account(struct sch_qcn_pfc_net *pn, struct sk_buff *skb,
+		       bool cnm, u8 prio, u32 len, u8 *flow);
 void sch_qcn_pfc_unaccount(struct sch_qcn_pfc_net *pn, u8 slot, u8 prio,
-			   u32 len);
+			   u32 len, u8 flow);
 void sch_qcn_pfc_stats(struct sch_qcn_pfc_port *port,
 		       struct tc_qcn_xstats *st);
 

@@ -61,6 +61,21 @@ enum tc_qcn_sample {
 };
 #define TC_QCN_SAMPLE_MAX (__TC_QCN_SAMPLE_MAX - 1)
 
+/*
+ * Where an instance's congestion point measures: its own queue (the
+ * switch's output), the bytes of the frames that arrived on its device and
+ * are queued in the namespace's qcn instances (the switch's input buffer),
+ * both, or neither (a plain port).
+ */
+enum tc_qcn_cp {
+	TC_QCN_CP_OUTPUT,
+	TC_QCN_CP_INPUT,
+	TC_QCN_CP_BOTH,
+	TC_QCN_CP_NONE,
+	__TC_QCN_CP_MAX,
+};
+#define TC_QCN_CP_MAX (__TC_QCN_CP_MAX - 1)
+
 enum tc_qcn_sched {
 	TC_QCN_SCHED_FIFO,
 	TC_QCN_SCHED_DRR,		/* per-flow deficit round robin */
@@ -134,6 +149,7 @@ enum {
 	TCA_QCN_PFC,		/* u8: honour 802.1Qbb PFC frames received
 				 * on the device (1) / ignore them (0)
 				 */
+	TCA_QCN_CP,		/* u8: enum tc_qcn_cp, where the CP samples */
 	__TCA_QCN_MAX
 };
 #define TCA_QCN_MAX (__TCA_QCN_MAX - 1)
@@ -208,6 +224,16 @@ struct tc_qcn_xstats {
 	__u64	pfc_rx_xon;
 	__u64	pfc_rx_ignored;
 	__u64	pfc_paused_ns[TC_QCN_PFC_PRIOS];
+	/* the input CP (cp input|both): its sampling instants (keep-alive
+	 * ones included), the keep-alive ones, CNMs sent by culprit
+	 * selection, congested samples with no culprit to answer, and CNMs
+	 * not sent (ring full, allocation or transmit failure)
+	 */
+	__u64	in_samples;
+	__u64	in_keepalive_samples;
+	__u64	in_cnm_sent[__TC_QCN_SAMPLE_MAX];
+	__u64	in_cnm_skipped;
+	__u64	in_cnm_fail;
 };
 
 struct tc_qcn_class_xstats {
