@@ -23,7 +23,7 @@ static void explain(void)
 		"               [ feedback qcn|signed ] [ fb-period N ]\n"
 		"               [ fabric ID ]\n"
 		"               [ pfc-xoff BYTES ] [ pfc-xon BYTES ] [ pfc-quanta N ]\n"
-		"               [ pfc | nopfc ]\n");
+		"               [ pfc | nopfc ] [ cp output|input|both|none ]\n");
 }
 
 static void explain_class(void)
@@ -35,6 +35,13 @@ static const char * const qcn_sample_names[] = {
 	[TC_QCN_SAMPLE_ARRIVAL]		= "arrival",
 	[TC_QCN_SAMPLE_OCCUPANCY]	= "occupancy",
 	[TC_QCN_SAMPLE_TWO]		= "two-samples",
+};
+
+static const char * const qcn_cp_names[] = {
+	[TC_QCN_CP_OUTPUT]	= "output",
+	[TC_QCN_CP_INPUT]	= "input",
+	[TC_QCN_CP_BOTH]	= "both",
+	[TC_QCN_CP_NONE]	= "none",
 };
 
 static const char * const qcn_sched_names[] = {
@@ -60,7 +67,8 @@ static int bad(const char *what, const char *arg)
 static const char * const qcn_opts[] = {
 	"limit", "memory_limit", "rate", "sched", "qeq", "w", "interval", "sample",
 	"keepalive", "cpid", "af", "alpha", "ts", "beta", "active", "feedback",
-	"fb-period", "af-fb", "fabric", "pfc-xoff", "pfc-xon", "pfc-quanta", NULL
+	"fb-period", "af-fb", "fabric", "pfc-xoff", "pfc-xon", "pfc-quanta", "cp",
+	NULL
 };
 
 static const char * const qcn_class_opts[] = { "weight", "maxrate", NULL };
@@ -80,7 +88,7 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u64 pfc_xoff = 0, pfc_xon = 0;
 	__u32 fabric = 0, pfc_quanta = 0;
 	int sched = -1, sample = -1, af = -1, feedback = -1, af_fb = -1;
-	int pfc = -1;
+	int pfc = -1, cp = -1;
 	__u32 fb_period = 0;
 	__u64 rate = 0;
 	__s32 w_exp = 0;
@@ -146,6 +154,10 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(opt, "sample") == 0) {
 			sample = tcq_lookup(qcn_sample_names, 3, *argv);
 			if (sample < 0)
+				return bad(opt, *argv);
+		} else if (strcmp(opt, "cp") == 0) {
+			cp = tcq_lookup(qcn_cp_names, 4, *argv);
+			if (cp < 0)
 				return bad(opt, *argv);
 		} else if (strcmp(opt, "keepalive") == 0) {
 			if (strcmp(*argv, "off") == 0)
@@ -264,6 +276,8 @@ static int qcn_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC_QUANTA, pfc_quanta);
 	if (pfc >= 0)
 		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_PFC, pfc);
+	if (cp >= 0)
+		addattr8(n, TCQ_REQ_MAXLEN, TCA_QCN_CP, cp);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -354,6 +368,16 @@ static int qcn_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		v = rta_u8(tb[TCA_QCN_PFC]);
 		print_color_bool(PRINT_JSON, COLOR_NONE, "pfc", NULL, v);
 		tcq_print_fp("%s", v ? "pfc " : "nopfc ");
+	}
+	/* where the CP measures; the text shows it when not the default */
+	if (rta_ok_len(tb[TCA_QCN_CP], 1)) {
+		const char *cp;
+
+		v = rta_u8(tb[TCA_QCN_CP]);
+		cp = v <= TC_QCN_CP_MAX ? qcn_cp_names[v] : "unknown";
+		print_color_string(PRINT_JSON, COLOR_NONE, "cp", NULL, cp);
+		if (v != TC_QCN_CP_OUTPUT)
+			tcq_print_fp("cp %s ", cp);
 	}
 	return 0;
 }
@@ -469,6 +493,20 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 					     sizeof(st.pfc_paused_ns))
 		tcq_print_pfc_rx(st.pfc_rx, st.pfc_rx_xon, st.pfc_rx_ignored,
 				 st.pfc_paused_ns, TC_QCN_PFC_PRIOS);
+	/* the input CP, from a module that has it, once it has sampled */
+	if ((size_t)RTA_PAYLOAD(xstats) >= offsetof(struct tc_qcn_xstats, in_cnm_fail) +
+					     sizeof(st.in_cnm_fail) &&
+	    (st.in_samples || st.in_cnm_fail)) {
+		tcq_print_u64("in_samples", "\n  in_samples %llu", st.in_samples);
+		tcq_print_u64("in_keepalive_samples", " in_keepalive_samples %llu",
+			      st.in_keepalive_samples);
+		tcq_print_u64("in_cnm_arrival", " in_cnm_arrival %llu",
+			      st.in_cnm_sent[TC_QCN_SAMPLE_ARRIVAL]);
+		tcq_print_u64("in_cnm_occupancy", " in_cnm_occupancy %llu",
+			      st.in_cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
+		tcq_print_u64("in_cnm_skipped", " in_cnm_skipped %llu", st.in_cnm_skipped);
+		tcq_print_u64("in_cnm_fail", " in_cnm_fail %llu", st.in_cnm_fail);
+	}
 	return 0;
 }
 
