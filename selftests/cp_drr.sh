@@ -16,13 +16,6 @@ qcn_require_built "$DUMP"
 # either must fail the victim checks)
 CP_DRR_OCC=${CP_DRR_OCC:-occupancy}
 CP_DRR_TWO=${CP_DRR_TWO:-two-samples}
-ktap_print_header
-ktap_set_plan 9
-qcn_dmesg_mark
-tb_init
-tb_star 2 || ktap_skip_all "cannot build the testbed"
-TMP=$(mktemp -d)
-trap 'tb_cleanup; rm -rf "$TMP"' EXIT
 
 xst()
 {
@@ -75,41 +68,74 @@ share_ratio()
 	}'
 }
 
-nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
-	sched drr sample arrival
-nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r 5201 5202
-b1=$(rx_bytes sw-p1) b2=$(rx_bytes sw-p2)
-udp_flow h1 60mbit 40 5201 1200
-udp_flow h2 4mbit 40 5202 1200
-busywait 20000 flowing
+# the arrival phase is what the others compare with (the victim's share
+# of the arrivals): every selection runs it, on the traffic started here
+test_checks arrival 2
+arrival()
+{
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
+		sched drr sample arrival
+	nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+	nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+	tb_listening r 5201 5202
+	b1=$(rx_bytes sw-p1) b2=$(rx_bytes sw-p2)
+	udp_flow h1 60mbit 40 5201 1200
+	udp_flow h2 4mbit 40 5202 1200
+	busywait 20000 flowing
 
-phase arrival 4
-sampling "$CP_DRR_OCC"
-phase occupancy 4
-occ_xstats=$(xst cnm_occupancy)
-sampling "$CP_DRR_TWO"
-phase two 3
-two_xstats=$(xst cnm_two_samples)
+	phase arrival 4
+	ha=$(count arrival.h1); va=$(count arrival.h2)
+	ktap_info "arrival: culprit $ha victim $va; xstats flows=$(xst flows) cnm_arrival=$(xst cnm_arrival)"
+	ktap_bound --timing arrival_culprit_cnms "$ha" '>' 20 "arrival sampling notifies the culprit"
+	# arrival sampling gives the victim about its share of the arrivals
+	ktap_bound --timing arrival_victim_cnms "$va" '>=' 5 "arrival sampling notifies the victim too ($va)"
+}
 
-ha=$(count arrival.h1); va=$(count arrival.h2)
-ho=$(count occupancy.h1); vo=$(count occupancy.h2)
-ht=$(count two.h1); vt=$(count two.h2)
-ktap_info "arrival: culprit $ha victim $va; occupancy: culprit $ho victim $vo; two-samples: culprit $ht victim $vt"
-ktap_info "xstats flows=$(xst flows) cnm_arrival=$(xst cnm_arrival) cnm_occupancy=$occ_xstats cnm_two_samples=$two_xstats"
-ktap_bound --timing arrival_culprit_cnms "$ha" '>' 20 "arrival sampling notifies the culprit"
-# arrival sampling gives the victim about its share of the arrivals
-ktap_bound --timing arrival_victim_cnms "$va" '>=' 5 "arrival sampling notifies the victim too ($va)"
-ktap_bound --timing occupancy_culprit_cnms "$ho" '>' 20 "occupancy sampling notifies the culprit"
-# victim's share under occupancy < a third of its share under arrival
-ktap_bound --timing occupancy_victim_share_ratio "$(share_ratio "$vo" "$ho" "$va" "$ha")" '<' 0.333 \
-	"victim gets far fewer CNMs with occupancy than with arrival"
-ktap_check "occupancy CNMs counted in xstats" test "$occ_xstats" -gt 0
-ktap_bound --timing two_samples_culprit_cnms "$ht" '>' 10 "two-samples notifies the culprit"
-ktap_rate_check "two-samples CNMs counted in xstats" test "$two_xstats" -gt 0
-# two-samples, like occupancy, rarely picks the victim's nearly empty DRR queue
-ktap_bound --timing two_samples_victim_share_ratio "$(share_ratio "$vt" "$ht" "$va" "$ha")" '<' 0.333 \
-	"two-samples spares the victim like occupancy"
-ktap_check "no kernel warnings" qcn_dmesg_clean
+test_checks occupancy 3
+occupancy()
+{
+	sampling "$CP_DRR_OCC"
+	phase occupancy 4
+	occ_xstats=$(xst cnm_occupancy)
+	ho=$(count occupancy.h1); vo=$(count occupancy.h2)
+	ktap_info "occupancy: culprit $ho victim $vo; xstats cnm_occupancy=$occ_xstats"
+	ktap_bound --timing occupancy_culprit_cnms "$ho" '>' 20 "occupancy sampling notifies the culprit"
+	# victim's share under occupancy < a third of its share under arrival
+	ktap_bound --timing occupancy_victim_share_ratio "$(share_ratio "$vo" "$ho" "$va" "$ha")" '<' 0.333 \
+		"victim gets far fewer CNMs with occupancy than with arrival"
+	ktap_check "occupancy CNMs counted in xstats" test "$occ_xstats" -gt 0
+}
+
+test_checks two_samples 3
+two_samples()
+{
+	sampling "$CP_DRR_TWO"
+	phase two 3
+	two_xstats=$(xst cnm_two_samples)
+	ht=$(count two.h1); vt=$(count two.h2)
+	ktap_info "two-samples: culprit $ht victim $vt; xstats cnm_two_samples=$two_xstats"
+	ktap_bound --timing two_samples_culprit_cnms "$ht" '>' 10 "two-samples notifies the culprit"
+	ktap_rate_check "two-samples CNMs counted in xstats" test "$two_xstats" -gt 0
+	# two-samples, like occupancy, rarely picks the victim's nearly empty DRR queue
+	ktap_bound --timing two_samples_victim_share_ratio "$(share_ratio "$vt" "$ht" "$va" "$ha")" '<' 0.333 \
+		"two-samples spares the victim like occupancy"
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="occupancy two_samples"
+tests_plan arrival kernel_log
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+
+arrival
+tests_run
+kernel_log
 ktap_finished
