@@ -7,38 +7,69 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-ktap_print_header
-ktap_set_plan 9
+
+# cnms_flowing: the CP has sent a CNM
+cnms_flowing() { local n; n=$(qcn_cnms_sent sw sw-pr); echo "$n"; [ "${n:-0}" -gt 0 ]; }
+# passing DEV: the qcn root of DEV has sent frames
+passing() { [ "$(qdisc_json sw "$1" | jq '.[0].packets')" -gt 100 ]; }
+
+# the qcn every teardown phase starts from, under traffic with CNMs
+test_checks setup 1
+setup()
+{
+	nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
+	nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
+	tb_listening r 5201 5202
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
+		sample occupancy keepalive 1ms
+	udp_flow h1 40mbit 9 5201 1200
+	udp_flow h2 40mbit 9 5202 1200
+	cnms=$(busywait 10000 cnms_flowing)
+	ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
+}
+
+test_checks qdisc_readd 2
+qdisc_readd()
+{
+	ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
+	ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \
+		qcn rate 30mbit sample two-samples keepalive 1ms
+	busywait 10000 passing sw-pr || ktap_info "the re-added qcn passed no traffic within 10 s"
+}
+
+test_checks module_reload 3
+module_reload()
+{
+	nsx sw tc qdisc del dev sw-pr root
+	ktap_check "module unload while traffic flows" qcn_unload sch_qcn
+	ktap_check "module reload and attach under traffic" nsx sw tc qdisc add dev sw-pr root \
+		handle 1: qcn rate 30mbit sample arrival keepalive 1ms
+	nsx sw tc qdisc add dev sw-p1 root handle 1: tbf rate 50mbit burst 20kb latency 20ms
+	ktap_check "qcn as a tbf child under traffic" nsx sw tc qdisc add dev sw-p1 parent 1: qcn rate 40mbit
+	busywait 10000 passing sw-pr || ktap_info "the reloaded qcn passed no traffic within 10 s"
+}
+
+test_checks netns_delete 2
+netns_delete()
+{
+	ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-sw"
+	tb_cleanup
+	ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="qdisc_readd module_reload netns_delete"
+tests_plan setup kernel_log
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
 
-nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r 5201 5202
-nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
-	sample occupancy keepalive 1ms
-udp_flow h1 40mbit 9 5201 1200
-udp_flow h2 40mbit 9 5202 1200
-# cnms_flowing: the CP has sent a CNM
-cnms_flowing() { local n; n=$(qcn_cnms_sent sw sw-pr); echo "$n"; [ "${n:-0}" -gt 0 ]; }
-cnms=$(busywait 10000 cnms_flowing)
-ktap_check "CNMs flowing before the teardown ($cnms)" test "${cnms:-0}" -gt 0
-ktap_check "qdisc delete under traffic" nsx sw tc qdisc del dev sw-pr root
-ktap_check "qdisc re-add under traffic" nsx sw tc qdisc add dev sw-pr root handle 1: \
-	qcn rate 30mbit sample two-samples keepalive 1ms
-# passing DEV: the qcn root of DEV has sent frames
-passing() { [ "$(qdisc_json sw "$1" | jq '.[0].packets')" -gt 100 ]; }
-busywait 10000 passing sw-pr || ktap_info "the re-added qcn passed no traffic within 10 s"
-nsx sw tc qdisc del dev sw-pr root
-ktap_check "module unload while traffic flows" qcn_unload sch_qcn
-ktap_check "module reload and attach under traffic" nsx sw tc qdisc add dev sw-pr root \
-	handle 1: qcn rate 30mbit sample arrival keepalive 1ms
-nsx sw tc qdisc add dev sw-p1 root handle 1: tbf rate 50mbit burst 20kb latency 20ms
-ktap_check "qcn as a tbf child under traffic" nsx sw tc qdisc add dev sw-p1 parent 1: qcn rate 40mbit
-busywait 10000 passing sw-pr || ktap_info "the reloaded qcn passed no traffic within 10 s"
-ktap_check "deleting the namespace with active qcn instances" ip netns del "$TB-sw"
-tb_cleanup
-ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn
-ktap_check "no kernel warnings" qcn_dmesg_clean
+setup
+tests_run
+kernel_log
 ktap_finished
