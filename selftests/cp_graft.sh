@@ -11,14 +11,43 @@ source "$(dirname "$0")/lib.sh"
 qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
-ktap_print_header
-ktap_set_plan 4
-qcn_dmesg_mark
-tb_init
-tb_star 2 || ktap_skip_all "cannot build the testbed"
 
 QCN="limit 200000 rate 2mbit sample occupancy keepalive 100us af on ts 1ms"
 st() { qdisc_json sw sw-pr | jq -r ".[0].$1"; }
+standing() { [ "$(st qlen)" -gt 10 ]; }
+sampled() { [ "$(st keepalive_samples)" -gt 0 ]; }
+
+test_checks grafts 3
+grafts()
+{
+	# up to 40 rounds in at most 90 s (a debug kernel takes seconds a round)
+	bad=0 n=0 full=0 end=$((SECONDS + 90))
+	while [ $n -lt 40 ] && [ $SECONDS -lt $end ]; do
+		nsx sw tc qdisc replace dev sw-pr root handle 2: pfifo limit 100 || bad=$((bad + 1))
+		# shellcheck disable=SC2086
+		nsx sw tc qdisc replace dev sw-pr root handle 1: qcn $QCN || bad=$((bad + 1))
+		# the new qcn fills before it is replaced in turn
+		busywait 5000 standing > /dev/null && full=$((full + 1))
+		n=$((n + 1))
+	done
+	ktap_info "$n rounds, a standing queue in $full"
+	ktap_check "$n grafts qcn -> pfifo -> qcn under load, $full with a standing queue" \
+		test "$bad" -eq 0 -a "$n" -ge 5 -a "$full" -eq "$n"
+	ktap_check "the last qcn takes keep-alive samples" busywait 5000 sampled
+	ktap_check "it sends CNMs" test "$(qcn_cnms_sent sw sw-pr)" -gt 0
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="grafts"
+tests_plan kernel_log
+qcn_dmesg_mark
+tb_init
+tb_star 2 || ktap_skip_all "cannot build the testbed"
 nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
 nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
 tb_listening r 5201 5202
@@ -27,24 +56,8 @@ nsx sw tc qdisc add dev sw-pr root handle 1: qcn $QCN
 # two UDP senders keep a standing queue (their send buffers stay charged)
 udp_flow h1 20mbit 250 5201 1200
 udp_flow h2 10mbit 250 5202 1200
-standing() { [ "$(st qlen)" -gt 10 ]; }
-sampled() { [ "$(st keepalive_samples)" -gt 0 ]; }
 busywait 10000 standing > /dev/null
 
-# up to 40 rounds in at most 90 s (a debug kernel takes seconds a round)
-bad=0 n=0 full=0 end=$((SECONDS + 90))
-while [ $n -lt 40 ] && [ $SECONDS -lt $end ]; do
-	nsx sw tc qdisc replace dev sw-pr root handle 2: pfifo limit 100 || bad=$((bad + 1))
-	# shellcheck disable=SC2086
-	nsx sw tc qdisc replace dev sw-pr root handle 1: qcn $QCN || bad=$((bad + 1))
-	# the new qcn fills before it is replaced in turn
-	busywait 5000 standing > /dev/null && full=$((full + 1))
-	n=$((n + 1))
-done
-ktap_info "$n rounds, a standing queue in $full"
-ktap_check "$n grafts qcn -> pfifo -> qcn under load, $full with a standing queue" \
-	test "$bad" -eq 0 -a "$n" -ge 5 -a "$full" -eq "$n"
-ktap_check "the last qcn takes keep-alive samples" busywait 5000 sampled
-ktap_check "it sends CNMs" test "$(qcn_cnms_sent sw sw-pr)" -gt 0
-ktap_check "no kernel warnings" qcn_dmesg_clean
+tests_run
+kernel_log
 ktap_finished

@@ -15,8 +15,49 @@ qcn_require_root
 qcn_require_cmd iperf3 jq
 qcn_require_modules sch_qcn
 qcn_require_built selftests/cnm_dump	# cnm_phase
-ktap_print_header
-ktap_set_plan 7
+
+congested()
+{
+	[ "$(qcn_cnms_sent sw sw-pr)" -gt 0 ] && [ "$(qdisc_json sw x1 | jq '.[0].backlog')" -gt 0 ]
+}
+two_samples() { [ "$(qdisc_json sw sw-pr | jq '.[0].cnm_two_samples')" -gt 0 ]; }
+
+test_checks share 6
+share()
+{
+	cnm_phase "$TMP" occ 4 h1 h2
+	nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_TS_SAMPLE"
+	# the index fills from the first arrivals after the change
+	busywait 5000 two_samples || ktap_info "no two-samples CNM within 5 s"
+	cnm_phase "$TMP" two 4 h1 h2
+	J=$(qdisc_json sw sw-pr)
+
+	o1=$(cnms_from "$TMP/occ.h1" "$PR_MAC"); o2=$(cnms_from "$TMP/occ.h2" "$PR_MAC")
+	t1=$(cnms_from "$TMP/two.h1" "$PR_MAC"); t2=$(cnms_from "$TMP/two.h2" "$PR_MAC")
+	x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
+	ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
+	ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
+	ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: CNMs for h1's flow"
+	ktap_bound --timing occ_h2_cnms "$o2" '>' 10 "occupancy phase: CNMs for h2's flow"
+	# both need sw-pr congested, which the senders' 80 Mbit/s do not reach
+	# under the debug kernel beside a busy CPU (a SKIP there, as the rates)
+	ktap_bound --timing two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
+		"two-samples phase: CNMs counted as two-samples"
+	ktap_rate_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
+	# h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
+	ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 8 \
+		"two-samples favours the flow with the higher path-congestion index"
+	ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="share"
+tests_plan kernel_log
 qcn_dmesg_mark
 tb_init
 TMP=$(mktemp -d)
@@ -51,35 +92,8 @@ tb_listening r 5201 5202
 # stops them); the phases start once both queues have built up
 udp_flow h1 40mbit 60 5201 1200
 udp_flow h2 40mbit 60 5202 1200
-congested()
-{
-	[ "$(qcn_cnms_sent sw sw-pr)" -gt 0 ] && [ "$(qdisc_json sw x1 | jq '.[0].backlog')" -gt 0 ]
-}
 busywait 15000 congested || ktap_info "sw-pr sent no CNM or x1 queued nothing within 15 s"
 
-cnm_phase "$TMP" occ 4 h1 h2
-nsx sw tc qdisc change dev sw-pr root qcn sample "$CP_TS_SAMPLE"
-# the index fills from the first arrivals after the change
-two_samples() { [ "$(qdisc_json sw sw-pr | jq '.[0].cnm_two_samples')" -gt 0 ]; }
-busywait 5000 two_samples || ktap_info "no two-samples CNM within 5 s"
-cnm_phase "$TMP" two 4 h1 h2
-J=$(qdisc_json sw sw-pr)
-
-o1=$(cnms_from "$TMP/occ.h1" "$PR_MAC"); o2=$(cnms_from "$TMP/occ.h2" "$PR_MAC")
-t1=$(cnms_from "$TMP/two.h1" "$PR_MAC"); t2=$(cnms_from "$TMP/two.h2" "$PR_MAC")
-x1cnm=$(grep -c '^cnm ' "$TMP/two.h1")
-ktap_info "sw-pr CNMs, occupancy: h1 $o1 h2 $o2; two-samples: h1 $t1 h2 $t2; all CNMs at h1 $x1cnm"
-ktap_info "sw-pr backlog $(printf '%s' "$J" | jq '.[0].backlog'), x1 backlog $(qdisc_json sw x1 | jq '.[0].backlog')"
-ktap_bound --timing occ_h1_cnms "$o1" '>' 10 "occupancy phase: CNMs for h1's flow"
-ktap_bound --timing occ_h2_cnms "$o2" '>' 10 "occupancy phase: CNMs for h2's flow"
-# both need sw-pr congested, which the senders' 80 Mbit/s do not reach
-# under the debug kernel beside a busy CPU (a SKIP there, as the rates)
-ktap_bound --timing two_samples_cnms "$(printf '%s' "$J" | jq '.[0].cnm_two_samples')" '>' 10 \
-	"two-samples phase: CNMs counted as two-samples"
-ktap_rate_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
-# h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
-ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 8 \
-	"two-samples favours the flow with the higher path-congestion index"
-ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
-ktap_check "no kernel warnings" qcn_dmesg_clean
+tests_run
+kernel_log
 ktap_finished

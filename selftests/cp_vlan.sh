@@ -22,12 +22,6 @@ qcn_require_modules
 DUMP="$QCN_TOP/selftests/cnm_dump"
 SEND="$QCN_TOP/selftests/udp_send"
 qcn_require_built "$DUMP" "$SEND"
-ktap_print_header
-ktap_set_plan 12
-qcn_dmesg_mark
-tb_init
-TMP=$(mktemp -d)
-trap 'tb_cleanup; rm -rf "$TMP"' EXIT
 
 H1=02:00:00:00:00:01
 H2=02:00:00:00:00:02
@@ -81,66 +75,91 @@ setup()
 	nsx r "$SEND" -d $N10.1 -p 9 -c 1 >/dev/null &&
 	nsx r "$SEND" -d $N20.2 -p 9 -c 1 >/dev/null
 }
-setup || ktap_skip_all "cannot build the VLAN testbed"
-
-# 8 Mbit/s: the two senders (25 Mbit/s each offered) congest it even in
-# the slowest testbed (the debug UML kernel sends about 16 Mbit/s)
-nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 8mbit
-ktap_check "qcn on the trunk port of a VLAN-filtering bridge" test $? -eq 0
-nsx h1 tc qdisc add dev eth0.10 root qcn_rp max-rate 100mbit flow l4 &&
-nsx h2 tc qdisc add dev eth0 root qcn_rp max-rate 100mbit flow dst-mac
-ktap_check "qcn_rp on h1's eth0.10 (flow l4) and h2's eth0 (flow dst-mac)" test $? -eq 0
-# h2's frames leave with skb->priority 3
-nsx h2 tc qdisc add dev eth0 clsact &&
-nsx h2 tc filter add dev eth0 egress matchall action skbedit priority 3
-
-# the captures outlast the 4 s flows by 5 s: a slow kernel starts the
-# senders late, and every CNM sent must be captured
-cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 9
-d1=$TB_LAST_PID
-cnm_dump_bg h2 "$TMP/h2" -V -i eth0 -t 9
-d2=$TB_LAST_PID
-nsbg h1 "$SEND" -d $N10.100 -p 5201 -b 5001 -s 1200 -r 25000000 -t 4 >/dev/null
-nsbg h2 "$SEND" -d $N20.100 -p 5202 -b 5002 -s 1200 -r 25000000 -t 4 >/dev/null
-# h2's limiters while they live (one is released once its rate recovers)
-for i in $(seq 12); do
-	sleep 0.3
-	nsx h2 tc -s class show dev eth0 >>"$TMP/h2-classes"
-done
-wait "$d1" "$d2"
+# the CP's and the RPs' qdiscs, for every selection
+test_checks qdiscs 2
+qdiscs()
+{
+	# 8 Mbit/s: the two senders (25 Mbit/s each offered) congest it even in
+	# the slowest testbed (the debug UML kernel sends about 16 Mbit/s)
+	nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 8mbit
+	ktap_check "qcn on the trunk port of a VLAN-filtering bridge" test $? -eq 0
+	nsx h1 tc qdisc add dev eth0.10 root qcn_rp max-rate 100mbit flow l4 &&
+	nsx h2 tc qdisc add dev eth0 root qcn_rp max-rate 100mbit flow dst-mac
+	ktap_check "qcn_rp on h1's eth0.10 (flow l4) and h2's eth0 (flow dst-mac)" test $? -eq 0
+	# h2's frames leave with skb->priority 3
+	nsx h2 tc qdisc add dev eth0 clsact &&
+	nsx h2 tc filter add dev eth0 egress matchall action skbedit priority 3
+}
 
 rpx() { nsx "$1" tc -s -j qdisc show dev "$2" | jq -r ".[0].$3"; }
 cpx() { nsx sw tc -s -j qdisc show dev sw-pr | jq -r ".[0] | $1"; }
-sent=$(cpx "$QCN_JQ_CNMS")
-# CNMs addressed to the host (a CNM flooded in a wrong VLAN reaches others)
-n1=$(grep -c "^cnm src=[^ ]* dst=$H1 " "$TMP/h1")
-n2=$(grep -c "^cnm src=[^ ]* dst=$H2 " "$TMP/h2")
-ktap_info "CP: CNMs sent $sent, failed $(cpx .cnm_fail); captured h1 $n1, h2 $n2"
-ktap_info "h1 rp: rx $(rpx h1 eth0.10 cnm_rx) matched $(rpx h1 eth0.10 cnm_matched) unmatched $(rpx h1 eth0.10 cnm_unmatched)"
-ktap_info "h2 rp: rx $(rpx h2 eth0 cnm_rx) matched $(rpx h2 eth0 cnm_matched) unmatched $(rpx h2 eth0 cnm_unmatched)"
-ktap_info "first h1 CNM: $(grep -m1 '^cnm ' "$TMP/h1" | cut -c1-150)"
-ktap_info "first h2 CNM: $(grep -m1 '^cnm ' "$TMP/h2" | cut -c1-150)"
 
-ktap_check "the CP sends CNMs ($sent) and none fails" \
-	test "$sent" -gt 0 -a "$(cpx .cnm_fail)" -eq 0
-ktap_check "CNMs reach h1 across the trunk ($n1)" test "$n1" -gt 0
-# every CNM on h1's wire: tagged VID 10, PCP 6, 802.1Q, for h1, prio 0
-ktap_check "h1's CNMs are tagged VID 10, PCP 6, encapsulated priority 0" \
-	awk -v h="$H1" '/^cnm / { n++; if ($3 != "dst=" h || $4 != "vlan=10" ||
-		$5 != "pcp=6" || $6 != "tpid=0x8100" || $0 !~ / prio=0 /) bad++ }
-		END { exit !(n > 0 && !bad) }' "$TMP/h1"
-ktap_check "h1's qcn_rp matches them (cnm_matched $(rpx h1 eth0.10 cnm_matched) > 0)" \
-	test "$(rpx h1 eth0.10 cnm_matched)" -gt 0
-ktap_check "CNMs reach h2 on its access port ($n2)" test "$n2" -gt 0
-ktap_check "h2's CNMs are untagged, encapsulated priority 0" \
-	awk -v h="$H2" '/^cnm / { n++; if ($3 != "dst=" h || $4 != "vlan=none" ||
-		$0 !~ / prio=0 /) bad++ } END { exit !(n > 0 && !bad) }' "$TMP/h2"
-ktap_check "h2's qcn_rp (dst-mac, skb->priority 3) matches them ($(rpx h2 eth0 cnm_matched) > 0)" \
-	test "$(rpx h2 eth0 cnm_matched)" -gt 0
-# its limiters (seen while they lived, 12 looks) are keyed on priority 0
-seen=$(grep -o 'flow [^ ]*' "$TMP/h2-classes" | sort -u | tr '\n' ' ')
-ktap_check "h2 installed limiters ($(rpx h2 eth0 limiters_created)), none keyed on its skb->priority (${seen:-none seen})" \
-	bash -c "test $(rpx h2 eth0 limiters_created) -gt 0 && ! grep -q 'flow $R/prio[1-7]' '$TMP/h2-classes'"
-ktap_check "every CNM sent was captured ($sent = $n1 + $n2)" test "$sent" -eq $((n1 + n2))
-ktap_check "no kernel warnings" qcn_dmesg_clean
+test_checks vlan_cnms 9
+vlan_cnms()
+{
+	# the captures outlast the 4 s flows by 5 s: a slow kernel starts the
+	# senders late, and every CNM sent must be captured
+	cnm_dump_bg h1 "$TMP/h1" -V -i eth0 -t 9
+	d1=$TB_LAST_PID
+	cnm_dump_bg h2 "$TMP/h2" -V -i eth0 -t 9
+	d2=$TB_LAST_PID
+	nsbg h1 "$SEND" -d $N10.100 -p 5201 -b 5001 -s 1200 -r 25000000 -t 4 >/dev/null
+	nsbg h2 "$SEND" -d $N20.100 -p 5202 -b 5002 -s 1200 -r 25000000 -t 4 >/dev/null
+	# h2's limiters while they live (one is released once its rate recovers)
+	for i in $(seq 12); do
+		sleep 0.3
+		nsx h2 tc -s class show dev eth0 >>"$TMP/h2-classes"
+	done
+	wait "$d1" "$d2"
+
+	sent=$(cpx "$QCN_JQ_CNMS")
+	# CNMs addressed to the host (a CNM flooded in a wrong VLAN reaches others)
+	n1=$(grep -c "^cnm src=[^ ]* dst=$H1 " "$TMP/h1")
+	n2=$(grep -c "^cnm src=[^ ]* dst=$H2 " "$TMP/h2")
+	ktap_info "CP: CNMs sent $sent, failed $(cpx .cnm_fail); captured h1 $n1, h2 $n2"
+	ktap_info "h1 rp: rx $(rpx h1 eth0.10 cnm_rx) matched $(rpx h1 eth0.10 cnm_matched) unmatched $(rpx h1 eth0.10 cnm_unmatched)"
+	ktap_info "h2 rp: rx $(rpx h2 eth0 cnm_rx) matched $(rpx h2 eth0 cnm_matched) unmatched $(rpx h2 eth0 cnm_unmatched)"
+	ktap_info "first h1 CNM: $(grep -m1 '^cnm ' "$TMP/h1" | cut -c1-150)"
+	ktap_info "first h2 CNM: $(grep -m1 '^cnm ' "$TMP/h2" | cut -c1-150)"
+
+	ktap_check "the CP sends CNMs ($sent) and none fails" \
+		test "$sent" -gt 0 -a "$(cpx .cnm_fail)" -eq 0
+	ktap_check "CNMs reach h1 across the trunk ($n1)" test "$n1" -gt 0
+	# every CNM on h1's wire: tagged VID 10, PCP 6, 802.1Q, for h1, prio 0
+	ktap_check "h1's CNMs are tagged VID 10, PCP 6, encapsulated priority 0" \
+		awk -v h="$H1" '/^cnm / { n++; if ($3 != "dst=" h || $4 != "vlan=10" ||
+			$5 != "pcp=6" || $6 != "tpid=0x8100" || $0 !~ / prio=0 /) bad++ }
+			END { exit !(n > 0 && !bad) }' "$TMP/h1"
+	ktap_check "h1's qcn_rp matches them (cnm_matched $(rpx h1 eth0.10 cnm_matched) > 0)" \
+		test "$(rpx h1 eth0.10 cnm_matched)" -gt 0
+	ktap_check "CNMs reach h2 on its access port ($n2)" test "$n2" -gt 0
+	ktap_check "h2's CNMs are untagged, encapsulated priority 0" \
+		awk -v h="$H2" '/^cnm / { n++; if ($3 != "dst=" h || $4 != "vlan=none" ||
+			$0 !~ / prio=0 /) bad++ } END { exit !(n > 0 && !bad) }' "$TMP/h2"
+	ktap_check "h2's qcn_rp (dst-mac, skb->priority 3) matches them ($(rpx h2 eth0 cnm_matched) > 0)" \
+		test "$(rpx h2 eth0 cnm_matched)" -gt 0
+	# its limiters (seen while they lived, 12 looks) are keyed on priority 0
+	seen=$(grep -o 'flow [^ ]*' "$TMP/h2-classes" | sort -u | tr '\n' ' ')
+	ktap_check "h2 installed limiters ($(rpx h2 eth0 limiters_created)), none keyed on its skb->priority (${seen:-none seen})" \
+		bash -c "test $(rpx h2 eth0 limiters_created) -gt 0 && ! grep -q 'flow $R/prio[1-7]' '$TMP/h2-classes'"
+	ktap_check "every CNM sent was captured ($sent = $n1 + $n2)" test "$sent" -eq $((n1 + n2))
+}
+
+test_checks kernel_log 1
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+
+ALL_TESTS="vlan_cnms"
+tests_plan qdiscs kernel_log
+qcn_dmesg_mark
+tb_init
+TMP=$(mktemp -d)
+trap 'tb_cleanup; rm -rf "$TMP"' EXIT
+setup || ktap_skip_all "cannot build the VLAN testbed"
+
+qdiscs
+tests_run
+kernel_log
 ktap_finished
