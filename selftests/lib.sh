@@ -618,6 +618,28 @@ tb_hotspot()
 	tb_learn h1:101 $(for i in $(seq 2 "$k"); do printf 'h%d:102 ' "$i"; done)
 }
 
+# tb_ig K: the occupancy-sampling paper's input-generated hotspot (its
+# Fig. 2) on one shared-buffer switch: h1 is the CNA of both the victim
+# f1 (to ra, .101, an uncongested output) and the culprit f2 (to rb,
+# .102, the hotspot); h3..hK send f3..fK to rb.  sw-h1 is the input f1
+# and f2 share (its accounting: qcn pfc-xoff, cp input).
+#
+#	h1 (f1, f2) --- sw-h1 -+       +- sw-ra --- ra
+#	                       +- [sw] -+
+#	h3..hK -------- sw-hI -+       +- sw-rb --- rb (hotspot)
+tb_ig()
+{
+	local k=$1 i
+	tb_switch sw || return 1
+	tb_host h1 1 sw sw-h1 || return 1
+	for i in $(seq 3 "$k"); do
+		tb_host "h$i" "$i" sw "sw-h$i" || return 1
+	done
+	tb_host ra 101 sw sw-ra && tb_host rb 102 sw sw-rb || return 1
+	# shellcheck disable=SC2046 # one argument per host
+	tb_learn h1:101 h1:102 $(for i in $(seq 3 "$k"); do printf 'h%d:102 ' "$i"; done)
+}
+
 # tb_two_tier N M: two top-of-rack switches under a spine: h1..hN on tor1,
 # r1..rM (.101..) on tor2; tor1-up and tor2-up to the spine (ports
 # spine-t1, spine-t2).  Congestion points: spine-t2 (the spine's port to
