@@ -18,13 +18,13 @@ fi
 # the documents run their programs by name
 export PATH="$QCN_TOP/tools:$QCN_TOP/selftests:$PATH"
 
-# What is extracted: README 4 blocks (the testbed's, the CP, AF-QCN, the
-# reaction point); the man pages' blocks, page by page, in this order: the
+# What is extracted: README 5 blocks (the testbed's, the CP, the lossless
+# inputs, AF-QCN, the reaction point); the man pages' blocks, page by page, in this order: the
 # configurations first, then the tools on the testbed they watch (qcn-model
 # needs none).  A page
 # or a count that differs fails, so that an example no rule here runs is
 # seen, not skipped.
-README_BLOCKS=4
+README_BLOCKS=5
 MAN_ORDER=(tc-qcn tc-qcn_rp qcn-model cnm_send cnm_dump qcnstat qcnplot)
 declare -A MAN_BLOCKS=([tc-qcn]=3 [tc-qcn_rp]=4 [qcn-model]=4 [cnm_send]=1 [cnm_dump]=2 [qcnstat]=3
 		       [qcnplot]=1)
@@ -326,8 +326,16 @@ check_cmd()
 			case ${W[$((k - 1))]} in dev|handle|parent) continue ;; esac
 			kind=${W[$k]}; break
 		done
-		show=" $(tcn qdisc show dev "$dev" | grep " root ") "
-		[[ $show == *" qdisc $kind ${h:+$h }"* ]] || { said "no root qdisc $kind ${h:+$h }on $dev: $show"; return 1; }
+		# a root qdisc, or the child of the parent it names
+		if arg_of parent; then
+			to=" parent $REPLY"
+			show=" $(tcn qdisc show dev "$dev" | grep "^qdisc $kind .* parent $REPLY") "
+			[[ $show == *" qdisc $kind "* ]] || { said "no qdisc $kind under $REPLY on $dev"; return 1; }
+		else
+			to=
+			show=" $(tcn qdisc show dev "$dev" | grep " root ") "
+			[[ $show == *" qdisc $kind ${h:+$h }"* ]] || { said "no root qdisc $kind ${h:+$h }on $dev: $show"; return 1; }
+		fi
 		# its options whose value is a word show as given (af on, mode qcn-t)
 		for ((k = k + 1; k + 1 < ${#W[@]}; k += 2)); do
 			v=${W[$((k + 1))]}
@@ -335,7 +343,7 @@ check_cmd()
 			[[ $show == *" ${W[$k]} $v "* ]] || { said "$dev: '${W[$k]} $v' not shown: $show"; return 1; }
 			kind+=" ${W[$k]} $v"
 		done
-		said "$dev: $kind${h:+ $h}" ;;
+		said "$dev: $kind${h:+ $h}$to" ;;
 	"tc class add "*)
 		arg_of dev && dev=$REPLY && arg_of classid || return 1
 		tcn class show dev "$dev" | grep -q "^class [^ ]* $REPLY " ||
