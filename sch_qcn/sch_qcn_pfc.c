@@ -532,6 +532,7 @@ static enum hrtimer_restart pfc_refresh_timer(struct hrtimer *timer)
 {
 	struct sch_qcn_pfc_port *port = container_of(timer, typeof(*port),
 						     refresh);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	u64 now = ktime_get_ns(), next = 0;
 	bool due = false;
 	int p;
@@ -542,13 +543,15 @@ static enum hrtimer_restart pfc_refresh_timer(struct hrtimer *timer)
 			due |= pfc_step(port, p, now) != QCN_PFC_NONE;
 		next = pfc_next_refresh(port);
 	}
+	/* a decision may have re-armed it while this callback waited */
+	if (next && !hrtimer_is_queued(timer)) {
+		hrtimer_set_expires(timer, ns_to_ktime(next));
+		ret = HRTIMER_RESTART;
+	}
 	spin_unlock(&port->lock);
 	if (due)
 		tasklet_schedule(&port->tx);
-	if (!next)
-		return HRTIMER_NORESTART;
-	hrtimer_set_expires(timer, ns_to_ktime(next));
-	return HRTIMER_RESTART;
+	return ret;
 }
 
 /* pfc-xoff, pfc-xon, pfc-quanta at a link of rate_bps: the parameters */
