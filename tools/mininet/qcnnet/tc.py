@@ -18,7 +18,7 @@ import shlex
 QCN_OPTS = ('limit', 'memory_limit', 'rate', 'sched', 'qeq', 'w', 'interval',
             'sample', 'keepalive', 'cpid', 'af', 'alpha', 'ts', 'beta',
             'active', 'feedback', 'fb-period', 'af-fb', 'fabric', 'pfc-xoff',
-            'pfc-xon', 'pfc-quanta')
+            'pfc-xon', 'pfc-quanta', 'cp')
 QCN_CLASS_OPTS = ('weight', 'maxrate')
 # tc-plugin/q_qcn_rp.c: rp_opts
 QCN_RP_OPTS = ('maxrate', 'max-rate', 'gd', 'ai-rate', 'hai-rate',
