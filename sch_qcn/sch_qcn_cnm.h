@@ -12,10 +12,14 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <uapi/linux/qcn.h>
 
 #include <qcn/qcn_cnm.h>
 #include <qcn/qcn_cp.h>
+
+#define SCH_QCN_CNM_TX_PRIO	6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 
 /* What a CNM needs of its culprit frame. */
 struct sch_qcn_culprit {
@@ -124,6 +128,47 @@ static inline bool sch_qcn_cnm_encode(const struct sch_qcn_culprit *c,
 	req->ifindex = c->ifindex;
 	req->positive = false;
 	return true;
+}
+
+/*
+ * The CNM frame of req, to leave dev with source address src: the PDU
+ * after an Ethernet header, padded to the minimum frame, at
+ * cnmTransmitPriority.  Tagged vlan_proto/vid (in the skb, the core
+ * inserts it in-band if dev cannot) unless vlan_proto is 0.  NULL without
+ * memory; a failure is counted by the caller, not logged per CNM.
+ */
+static inline struct sk_buff *sch_qcn_cnm_skb(struct net_device *dev,
+					      const u8 *src,
+					      const struct qcn_cnm_req *req,
+					      __be16 vlan_proto, u16 vid)
+{
+	unsigned int hlen, len;
+	struct sk_buff *skb;
+	struct ethhdr *eh;
+
+	hlen = LL_RESERVED_SPACE(dev) + (vlan_proto ? VLAN_HLEN : 0);
+	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
+	skb = alloc_skb(hlen + len + dev->needed_tailroom,
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hlen);
+	eh = skb_put(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	ether_addr_copy(eh->h_dest, req->da);
+	ether_addr_copy(eh->h_source, src);
+	eh->h_proto = htons(ETH_P_CNM);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb_put_data(skb, req->pdu, req->pdu_len);
+	if (skb->len < len)
+		skb_put_zero(skb, len - skb->len);
+	skb->protocol = htons(ETH_P_CNM);
+	skb->priority = SCH_QCN_CNM_TX_PRIO;
+	if (vlan_proto)
+		__vlan_hwaccel_put_tag(skb, vlan_proto,
+				       vid | (SCH_QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
+	skb->dev = dev;
+	return skb;
 }
 
 #endif /* _SCH_QCN_CNM_H */

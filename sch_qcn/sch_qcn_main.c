@@ -155,7 +155,6 @@
  * at most 10000 of them per second.
  */
 #define QCN_MIN_KEEPALIVE	TC_QCN_MIN_KEEPALIVE	/* us, or 0: off */
-#define QCN_CNM_TX_PRIO		6	/* cnmTransmitPriority (IEEE8021-CN-MIB) */
 #define QCN_NPRIO		QCN_PFC_NPRIO	/* 802.1Q priorities: PFC bands */
 #define QCN_BAND_FLOWS		(QCN_FLOWS / QCN_NPRIO)	/* DRR flows per band */
 /* PFC: a port whose ethtool speed is unknown times pauses at 1 Gbit/s */
@@ -1015,10 +1014,8 @@ static __be16 qcn_cnm_vlan_proto(struct net_device *port,
 static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 {
 	netdevice_tracker tracker;
-	unsigned int hlen, len;
 	struct net_device *dev;
 	struct sk_buff *skb;
-	struct ethhdr *eh;
 	bool tagged;
 	u16 vid;
 	int ret;
@@ -1026,31 +1023,12 @@ static int qcn_cnm_xmit(struct net_device *port, const struct qcn_cnm_req *req)
 	dev = qcn_cnm_dev(port, req, &vid, &tagged, &tracker);
 	if (!dev)
 		return -ENODEV;
-	hlen = LL_RESERVED_SPACE(dev) + (tagged ? VLAN_HLEN : 0);
-	len = max_t(unsigned int, ETH_HLEN + req->pdu_len, ETH_ZLEN);
-	/* a failure is counted in cnm_fail, not logged per CNM */
-	skb = alloc_skb(hlen + len + dev->needed_tailroom,
-			GFP_ATOMIC | __GFP_NOWARN);
+	skb = sch_qcn_cnm_skb(dev, port->dev_addr, req,
+			      tagged ? qcn_cnm_vlan_proto(port, req) : 0, vid);
 	if (!skb) {
 		netdev_put(dev, &tracker);
 		return -ENOMEM;
 	}
-	skb_reserve(skb, hlen);
-	eh = skb_put(skb, ETH_HLEN);
-	skb_reset_mac_header(skb);
-	ether_addr_copy(eh->h_dest, req->da);
-	ether_addr_copy(eh->h_source, port->dev_addr);
-	eh->h_proto = htons(ETH_P_CNM);
-	skb_set_network_header(skb, ETH_HLEN);
-	skb_put_data(skb, req->pdu, req->pdu_len);
-	if (skb->len < len)
-		skb_put_zero(skb, len - skb->len);
-	skb->protocol = htons(ETH_P_CNM);
-	skb->priority = QCN_CNM_TX_PRIO;
-	if (tagged)	/* inserted in-band by the core if dev cannot */
-		__vlan_hwaccel_put_tag(skb, qcn_cnm_vlan_proto(port, req),
-				       vid | (QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
-	skb->dev = dev;
 	ret = dev_queue_xmit(skb);
 	netdev_put(dev, &tracker);
 	return net_xmit_eval(ret) ? -EIO : 0;

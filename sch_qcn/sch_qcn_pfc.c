@@ -42,7 +42,6 @@
 
 #define SCH_QCN_IN_FLOWS	64	/* an input's flow buckets */
 #define SCH_QCN_IN_RING		16	/* its CNMs waiting for the tasklet */
-#define SCH_QCN_CNM_TX_PRIO	6	/* cnmTransmitPriority */
 
 /*
  * A flow of the input, as its CP sees it: a bucket by skb_get_hash(), its
@@ -50,7 +49,7 @@
  * names).  Flows that share a bucket share its culprit.
  */
 struct sch_qcn_in_flow {
-	u32			hash;
+	u32			hash;		/* of the frame that opened it */
 	u32			bytes;
 	u8			prio;
 	bool			valid;		/* c can be answered */
@@ -341,9 +340,7 @@ static void in_cnm_tx(struct sch_qcn_pfc_port *port, struct net_device *dev)
 {
 	struct sch_qcn_in_cp *in = port->in;
 	struct qcn_cnm_req req;
-	unsigned int len;
 	struct sk_buff *skb;
-	struct ethhdr *eh;
 	bool ok;
 
 	for (;;) {
@@ -356,29 +353,9 @@ static void in_cnm_tx(struct sch_qcn_pfc_port *port, struct net_device *dev)
 		in->tail++;
 		spin_unlock(&port->lock);
 
-		len = max_t(unsigned int, ETH_HLEN + req.pdu_len, ETH_ZLEN);
-		skb = alloc_skb(LL_RESERVED_SPACE(dev) + VLAN_HLEN + len +
-				dev->needed_tailroom, GFP_ATOMIC | __GFP_NOWARN);
-		if (skb) {
-			skb_reserve(skb, LL_RESERVED_SPACE(dev) + VLAN_HLEN);
-			eh = skb_put(skb, ETH_HLEN);
-			skb_reset_mac_header(skb);
-			ether_addr_copy(eh->h_dest, req.da);
-			ether_addr_copy(eh->h_source, dev->dev_addr);
-			eh->h_proto = htons(ETH_P_CNM);
-			skb_set_network_header(skb, ETH_HLEN);
-			skb_put_data(skb, req.pdu, req.pdu_len);
-			if (skb->len < len)
-				skb_put_zero(skb, len - skb->len);
-			skb->protocol = htons(ETH_P_CNM);
-			skb->priority = SCH_QCN_CNM_TX_PRIO;
-			/* in the culprit's VLAN, as it arrived */
-			if (req.vlan_proto)
-				__vlan_hwaccel_put_tag(skb, req.vlan_proto,
-						       req.vid |
-						       (SCH_QCN_CNM_TX_PRIO << VLAN_PRIO_SHIFT));
-			skb->dev = dev;
-		}
+		/* in the culprit's VLAN, as it arrived */
+		skb = sch_qcn_cnm_skb(dev, dev->dev_addr, &req,
+				      req.vlan_proto, req.vid);
 		ok = skb && dev_direct_xmit(skb, 0) == NET_XMIT_SUCCESS;
 		spin_lock(&port->lock);
 		if (ok)
