@@ -121,12 +121,6 @@ traffic()
 	ktap_check "sch_qcn loads again" qcn_load_module sch_qcn
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="bad_options gso traffic"
 tests_plan setup kernel_log
 setup

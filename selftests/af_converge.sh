@@ -93,12 +93,6 @@ converge()
 		"af on: equal shares at the end (within 15 %)"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="converge"
 tests_plan setup kernel_log
 setup

@@ -81,12 +81,6 @@ onoff_flow()
 	ktap_bound --timing onoff_rate_kbit "$r3" '>=' 70 "on/off flow keeps its 80 kbit/s (got $r3)"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="onoff_flow"
 tests_plan setup kernel_log
 setup

@@ -66,12 +66,6 @@ shares()
 	weight_share_checks rest 20 "${rs[@]}"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="shares"
 tests_plan setup kernel_log
 setup

@@ -243,12 +243,6 @@ keepalive()
 	ktap_info "backlog after the burst: $qlen"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="below_rate milder keepalive"
 tests_plan overload kernel_log
 qcn_dmesg_mark

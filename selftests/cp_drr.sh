@@ -121,12 +121,6 @@ two_samples()
 		"two-samples spares the victim like occupancy"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="occupancy two_samples"
 tests_plan arrival kernel_log
 qcn_dmesg_mark

@@ -104,12 +104,6 @@ teardown()
 		eval 'nsx sw1 tc qdisc del dev sw1-up root && nsx sw2 tc qdisc del dev sw2-r1 root'
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="share changes userns teardown"
 tests_plan kernel_log
 qcn_dmesg_mark

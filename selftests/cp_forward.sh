@@ -96,12 +96,6 @@ routed()
 	ktap_check "culprits r sent itself are skipped, not failed" skipped "$k0" "$c0"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="redirected routed"
 tests_plan cp_qdisc kernel_log
 cp_qdisc

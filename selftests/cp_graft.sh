@@ -37,12 +37,6 @@ grafts()
 	ktap_check "it sends CNMs" test "$(qcn_cnms_sent sw sw-pr)" -gt 0
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="grafts"
 tests_plan kernel_log
 qcn_dmesg_mark

@@ -54,12 +54,6 @@ requeue()
 		test "$(st qlen)" -eq 0 -a "$(st backlog)" -eq 0
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="requeue"
 tests_plan kernel_log
 qcn_dmesg_mark

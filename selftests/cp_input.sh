@@ -171,9 +171,6 @@ reject()
 		nsx sw tc qdisc add dev lo root qcn cp input
 }
 
-test_checks kernel_log 1
-kernel_log() { ktap_check "no kernel warnings" qcn_dmesg_clean; }
-
 tests_plan kernel_log
 qcn_dmesg_mark
 tb_init

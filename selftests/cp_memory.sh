@@ -85,12 +85,6 @@ memory()
 	ktap_bound left_kib "$left" '<' 8 "deleting the qdiscs gives the memory back ($left KiB per instance left)"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="memory"
 tests_plan kernel_log
 qcn_dmesg_mark

@@ -297,12 +297,6 @@ children()
 	ktap_check "qcn (paced, drr) as the child of htb forwards ($((rx1 - rx0)) of 100)" test $((rx1 - rx0)) -ge 100
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="bad_values messages warnings class_options change_one usage
 	limit_trim memory_limit rate children"
 tests_plan setup kernel_log

@@ -154,9 +154,6 @@ reject()
 		nsx sw tc qdisc add dev lo root qcn pfc-xoff $XOFF
 }
 
-test_checks kernel_log 1
-kernel_log() { ktap_check "no kernel warnings" qcn_dmesg_clean; }
-
 tests_plan kernel_log
 qcn_dmesg_mark
 tb_init

@@ -50,12 +50,6 @@ share()
 	ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="share"
 tests_plan kernel_log
 qcn_dmesg_mark

@@ -57,12 +57,6 @@ netns_delete()
 	ktap_check "module unloads after the namespaces are gone" qcn_unload sch_qcn
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="qdisc_readd module_reload netns_delete"
 tests_plan setup kernel_log
 qcn_dmesg_mark

@@ -145,12 +145,6 @@ vlan_cnms()
 	ktap_check "every CNM sent was captured ($sent = $n1 + $n2)" test "$sent" -eq $((n1 + n2))
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="vlan_cnms"
 tests_plan qdiscs kernel_log
 qcn_dmesg_mark

@@ -307,12 +307,6 @@ else
 fi
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="congested pfc crafted"
 tests_plan kernel_log
 tests_run

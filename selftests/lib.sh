@@ -956,3 +956,10 @@ qcn_dmesg_clean()
 	rm -f "$f"
 	return "$rc"
 }
+
+# the last check of a test: the kernel logged no warning since qcn_dmesg_mark
+kernel_log()
+{
+	ktap_check "no kernel warnings" qcn_dmesg_clean
+}
+test_checks kernel_log 1

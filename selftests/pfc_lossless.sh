@@ -181,9 +181,6 @@ tree()
 		test -n "$sent" -a "$got" = "${sent:-x}"
 }
 
-test_checks kernel_log 1
-kernel_log() { ktap_check "no kernel warnings" qcn_dmesg_clean; }
-
 tests_plan kernel_log
 qcn_dmesg_mark
 tb_init

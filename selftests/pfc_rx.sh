@@ -337,12 +337,6 @@ bridge()
 	ktap_check "bridge port: XON resumes priority 1" busywait 10000 grown 7001 "$h" 20
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="pause xon expire malformed rejects pfc_off
 	rp_setup pause xon expire malformed rp_limited rp_limited_before
 	rp_other_link pfc_off

@@ -42,12 +42,6 @@ without_bridge()
 	ktap_check "modules reload" bash -c "modprobe sch_qcn && modprobe rp_limiter"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="lifecycle without_bridge"
 tests_plan kernel_log
 qcn_dmesg_mark

@@ -98,12 +98,6 @@ rp_min_rate()
 	wait "$x1" 2>/dev/null
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="qcn_delay qcn_rate_change rp_min_rate"
 tests_plan kernel_log
 tests_run

@@ -180,12 +180,6 @@ rate_and_netns()
 		test $? -eq 1 -a -n "$(grep 'bad device' "$tmp/err")"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="csv mono json qcn_rp errors odd_names rate_and_netns"
 tests_plan kernel_log
 tests_run

@@ -51,12 +51,6 @@ dumbbell()
 	ktap_check "down removes it" test -z "$(ip netns list | grep "^$name-")"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="refused dumbbell"
 tests_plan kernel_log
 qcn_dmesg_mark

@@ -93,12 +93,6 @@ naimd_aging()
 		bash -c "ip netns exec $TB-a tc -s qdisc show dev eth0 | grep -q 'released 1 refused 0 aged 1'"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="qcn_aging naimd_aging"
 tests_plan kernel_log
 tests_run

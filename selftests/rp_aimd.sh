@@ -139,12 +139,6 @@ reload()
 	ktap_check "rp_limiter loads again" qcn_load_module rp_limiter
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="limiter reload"
 tests_plan setup kernel_log
 setup

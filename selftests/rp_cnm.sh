@@ -259,11 +259,6 @@ teardown()
 }
 
 ALL_TESTS="counters qau qcn_t teardown"
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
 tests_plan kernel_log
 tests_run
 rm -rf "$tmp"

@@ -82,12 +82,6 @@ dumbbell()
 		"QCN holds the queue well below plain (mean $qcn_q < $plain_q / 2)"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="dumbbell"
 tests_plan setup kernel_log
 setup

@@ -42,12 +42,6 @@ lifetime()
 	kill $flood
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="lifetime"
 tests_plan kernel_log
 tests_run

@@ -159,12 +159,6 @@ floors()
 		nsx a tc qdisc change dev eth0 root qcn_rp time-reset 100us qcnt-period 100us byte-reset 1500
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="lower_limit class_ids flow_cap floors"
 tests_plan kernel_log
 tests_run

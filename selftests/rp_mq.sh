@@ -68,12 +68,6 @@ cnms()
 		test "$(sum cnm_rx)/$(sum cnm_unmatched)/$(sum limiters_created)" = "10/2/8"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="spread cnms"
 tests_plan setup kernel_log
 setup

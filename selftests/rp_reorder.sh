@@ -69,12 +69,6 @@ reorder()
 		test "$(awk '{print $5}' <<<"$last")" = 0
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="reorder"
 tests_plan kernel_log
 tests_run

@@ -237,12 +237,6 @@ modes()
 	stopped "$f3"
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="before_start_rate new_flow modes"
 tests_plan kernel_log
 tests_run

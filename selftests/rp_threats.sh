@@ -113,12 +113,6 @@ non_ethernet()
 		nsx a tc qdisc add dev lo root qcn_rp
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="group_qfb0 forged flood non_ethernet"
 tests_plan kernel_log
 tests_run

@@ -120,12 +120,6 @@ bond()
 	fi
 }
 
-test_checks kernel_log 1
-kernel_log()
-{
-	ktap_check "no kernel warnings" qcn_dmesg_clean
-}
-
 ALL_TESTS="vlan bond"
 tests_plan setup kernel_log
 setup
