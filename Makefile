@@ -211,7 +211,7 @@ demo-guest: setup
 	@$(MAKE) -s plugins tools helpers
 	@scripts/vm-run --kernel 6.1 --out $(TOP)/out/demo-guest -- scripts/demo-guest
 
-EXPERIMENTS := baseline convergence convergence-model fluid-model qcn-aimd qcn-os qcn-os-pfc af-qcn ap-stability
+EXPERIMENTS := baseline convergence convergence-model fluid-model qcn-aimd qcn-os qcn-os-pfc qcn-blocking-pfc af-qcn ap-stability
 experiments: tools
 	@for e in $(EXPERIMENTS); do \
 		echo "==== $$e"; \

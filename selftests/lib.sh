@@ -640,6 +640,24 @@ tb_ig()
 	tb_learn h1:101 h1:102 $(for i in $(seq 3 "$k"); do printf 'h%d:102 ' "$i"; done)
 }
 
+# tb_blocking: the occupancy-sampling paper's internal blocking (its
+# Fig. 8) as three switches: h1 is the CNA of f1 (to r1, .101, leaving
+# sb at the line rate) and f2 (to r2, .102, crossing sb-up, the slower
+# link between "supernodes").  sa's input sa-h1 is the fabric input (its
+# VOQs: qcn pfc-xoff, cp input); sa-up -- sb-dn is the internal link f1
+# and f2 share, where sb's input accounting pauses sa-up.
+#
+#	h1 (f1, f2) --- sa-h1 -[sa]- sa-up --- sb-dn -[sb]-+- sb-r1 --- r1
+#	                                                   +- sb-up --- sc-dn -[sc]- sc-r2 --- r2
+tb_blocking()
+{
+	tb_switch sa && tb_switch sb && tb_switch sc || return 1
+	tb_host h1 1 sa sa-h1 && tb_host r1 101 sb sb-r1 &&
+		tb_host r2 102 sc sc-r2 || return 1
+	tb_link sa sa-up sb sb-dn && tb_link sb sb-up sc sc-dn || return 1
+	tb_learn h1:101 h1:102
+}
+
 # tb_two_tier N M: two top-of-rack switches under a spine: h1..hN on tor1,
 # r1..rM (.101..) on tor2; tor1-up and tor2-up to the spine (ports
 # spine-t1, spine-t2).  Congestion points: spine-t2 (the spine's port to
