@@ -70,3 +70,36 @@ rate_bps()
 	awk -v r="$1" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
 		printf "%d", n * (u == "gbit" ? 1e9 : u == "mbit" ? 1e6 : u == "kbit" ? 1e3 : 1) }'
 }
+
+# pfc_rp_opts RATE: qcn_rp's options for a host whose NIC runs at RATE in
+# the PFC experiments (qcn-os-pfc, qcn-blocking-pfc): pause-honouring,
+# the standard's time and rate constants scaled by 10 Gb/s / RATE, so the
+# loop runs as the paper's at 10 Gb/s in units of frames
+pfc_rp_opts()
+{
+	local bps scale
+	bps=$(rate_bps "$1")
+	scale=$((10000000000 / bps))
+	echo "pfc maxrate $1 ai-rate $((5000000 / scale / 1000))kbit" \
+		"hai-rate $((50000000 / scale / 1000))kbit" \
+		"time-reset $((15 * scale))ms min-rate $((5000000 / scale / 1000))kbit"
+}
+
+# runs_summary WIDTH: reads "key<TAB>mbps<TAB>fair<TAB>cnms" lines, one per
+# run, and prints per key the median, min-max, fair rate and mean CNMs
+runs_summary()
+{
+	sort -t "$(printf '\t')" -k1,1 -k2,2n |
+		awk -F'\t' -v w="$1" 'function out() { if (n) printf "%-" w "s %5d  %d-%d  fair %d  CNMs mean %.0f (n=%d)\n",
+				k, v[int((n + 1) / 2)], v[1], v[n], f, c / n, n }
+			$1 != k { out(); k = $1; n = 0; c = 0 }
+			{ v[++n] = $2; f = $3; c += $4 } END { out() }'
+}
+
+# src_rates LOG SRC: "t_s mbit/s" per interval of host SRC's datagrams in
+# an af_sink LOG ("t_ms source bytes" lines)
+src_rates()
+{
+	awk -v s="$QCN_NET.$2" '$2 == s { if (n++) printf "%.1f %.2f\n", $1 / 1000,
+		($3 - b) * 8 / ($1 - t) / 1000; t = $1; b = $3 }' "$1"
+}
