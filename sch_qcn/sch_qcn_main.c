@@ -25,23 +25,11 @@
  * mode n-aimd|ap-n-aimd) rebuilds the signed Fb from cnmQOffset and
  * cnmQDelta.  AF-QCN, which rewrites qFb, is not combined with it.
  *
- * Path-congestion index (two-samples): the largest normalized fill level
- * backlog/limit (qcn_culprit_fill_level(), 1/65536 units) of the qcn
- * instances sharing an index table that a frame of the flow (same
- * skb_get_hash()) crossed within the last QCN_PCI_AGE.  While any instance
- * of the table samples two-samples, every instance writes its fill level
- * (after the enqueue) for the flow at every arrival into the table's
- * QCN_PCI_SLOTS slots, in buckets of QCN_PCI_WAYS chosen by the flow hash;
- * a slot keeps the maximum until it is older than QCN_PCI_AGE.
- * A flow new to its bucket takes the slot written longest ago (free or
- * stale first), so two busy flows that share a bucket keep their indexes.
- * Updates are lockless: a racing update may lose one write, which only
- * ages the heuristic.  A flow absent from the table has index 0.
- *
- * The table is the network namespace's own (net_generic), or with option
- * fabric N that of fabric N, shared by the instances of that id in every
- * namespace: a testbed whose switches are namespaces is one fabric, and a
- * switch reads the fill of the buffers its flows cross in the next ones.
+ * Path-congestion index (two-samples): sch_qcn_pci.h.  The table is the
+ * network namespace's own (net_generic), or with option fabric N that of
+ * fabric N, shared by the instances of that id in every namespace: a
+ * testbed whose switches are namespaces is one fabric, and a switch reads
+ * the fill of the buffers its flows cross in the next ones.
  * The fabric tables are module-global, created by their first instance
  * and freed, after an RCU grace period, with their last (qcn_fabric_get(),
  * qcn_fabric_put(), under qcn_fabric_mutex).  Joining one needs
@@ -119,15 +107,13 @@
 #include <qcn/qcn_pfc.h>
 #include "sch_qcn_af.h"
 #include "sch_qcn_cnm.h"
+#include "sch_qcn_pci.h"
 #include "sch_qcn_pfc.h"
 
 #define QCN_DEF_LIMIT		150000		/* bytes */
 #define QCN_DEF_MEMORY_LIMIT	(32 << 20)	/* truesize bytes, as fq_codel */
 #define QCN_FLOWS		1024		/* DRR flow queues (hash buckets) */
 #define QCN_CNM_RING		32		/* CNMs waiting for the tasklet */
-#define QCN_PCI_SLOTS		1024		/* path-congestion index table */
-#define QCN_PCI_WAYS		2		/* slots per bucket */
-#define QCN_PCI_AGE		(HZ / 10)	/* an index entry counts 100 ms */
 #define QCN_MAX_RATE		TC_QCN_MAX_RATE		/* bytes/s, ~8.8 Tbit/s */
 #define QCN_MAX_KEEPALIVE	TC_QCN_MAX_KEEPALIVE	/* us */
 /*
@@ -202,18 +188,6 @@ struct qcn_flow {
 	u32		backlog;	/* bytes */
 	u32		in_off;		/* indexed: bytes ever queued, mod 2^32 */
 	int		deficit;
-};
-
-struct qcn_pci_slot {
-	u32		hash;
-	u32		fill;		/* 1/65536 of the limit */
-	unsigned long	stamp;		/* jiffies */
-};
-
-/* a path-congestion index table */
-struct qcn_pci {
-	atomic_t	users;		/* two-samples instances: the readers */
-	struct qcn_pci_slot slot[QCN_PCI_SLOTS];
 };
 
 struct qcn_net {
@@ -343,54 +317,6 @@ static void qcn_backlog_time(struct qcn_sched_data *q, u32 backlog, u64 now)
 }
 
 /* ------------------------------------------------ path-congestion index */
-
-static struct qcn_pci_slot *qcn_pci_bucket(struct qcn_pci *pci, u32 hash)
-{
-	return &pci->slot[(hash & (QCN_PCI_SLOTS / QCN_PCI_WAYS - 1)) *
-			  QCN_PCI_WAYS];
-}
-
-static bool qcn_pci_live(const struct qcn_pci_slot *e, unsigned long now)
-{
-	return !time_after(now, READ_ONCE(e->stamp) + QCN_PCI_AGE);
-}
-
-static void qcn_pci_update(struct qcn_pci *pci, u32 hash, u32 fill)
-{
-	struct qcn_pci_slot *b = qcn_pci_bucket(pci, hash), *e = NULL;
-	unsigned long now = jiffies;
-	int i;
-
-	for (i = 0; i < QCN_PCI_WAYS && !e; i++)
-		if (READ_ONCE(b[i].hash) == hash)
-			e = &b[i];
-	if (e) {
-		if (fill < READ_ONCE(e->fill) && qcn_pci_live(e, now))
-			return;
-	} else {
-		e = &b[0];
-		for (i = 1; i < QCN_PCI_WAYS; i++)
-			if (time_before(READ_ONCE(b[i].stamp), READ_ONCE(e->stamp)))
-				e = &b[i];
-	}
-	WRITE_ONCE(e->hash, hash);
-	WRITE_ONCE(e->fill, fill);
-	WRITE_ONCE(e->stamp, now);
-}
-
-/* the flow's live index; racing updates may leave it in two slots */
-static u32 qcn_pci_index(struct qcn_pci *pci, u32 hash)
-{
-	struct qcn_pci_slot *b = qcn_pci_bucket(pci, hash);
-	unsigned long now = jiffies;
-	u32 fill = 0;
-	int i;
-
-	for (i = 0; i < QCN_PCI_WAYS; i++)
-		if (READ_ONCE(b[i].hash) == hash && qcn_pci_live(&b[i], now))
-			fill = max(fill, READ_ONCE(b[i].fill));
-	return fill;
-}
 
 static void qcn_pci_use(struct qcn_sched_data *q, bool use)
 {
