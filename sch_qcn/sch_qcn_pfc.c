@@ -40,13 +40,16 @@
 #include "sch_qcn_cnm.h"
 #include "sch_qcn_pfc.h"
 
-#define SCH_QCN_IN_FLOWS	64	/* an input's flow buckets */
+#define SCH_QCN_IN_FLOWS	64	/* an input's flow slots */
+#define SCH_QCN_IN_PROBE	8	/* the slots a flow may take */
 #define SCH_QCN_IN_RING		16	/* its CNMs waiting for the tasklet */
 
 /*
- * A flow of the input, as its CP sees it: a bucket by skb_get_hash(), its
- * queued bytes and the headers of the frame that opened it (what its CNM
- * names).  Flows that share a bucket share its culprit.
+ * A flow of the input, as its CP sees it: a slot for its skb_get_hash(),
+ * its queued bytes and the headers of the frame that opened it (what its
+ * CNM names).  A flow takes a free slot among the SCH_QCN_IN_PROBE from
+ * its hash on (in_flow_slot()); past that many busy flows there, it shares
+ * the first slot and its culprit.
  */
 struct sch_qcn_in_flow {
 	u32			hash;		/* of the frame that opened it */
@@ -245,6 +248,38 @@ static bool in_sampled(struct sch_qcn_pfc_port *port, u8 p,
 }
 
 /*
+ * The slot of the input flow that an arriving frame of flow hash and
+ * priority p counts in: the flow's own among the SCH_QCN_IN_PROBE from
+ * hash on, else the first free one there (the flow restarts: its headers
+ * name it), else the first, shared, if it holds priority p; NULL: none.
+ */
+static struct sch_qcn_in_flow *in_flow_slot(struct sch_qcn_in_cp *in,
+					    u32 hash, u8 p,
+					    struct sk_buff *skb)
+{
+	struct sch_qcn_in_flow *f, *free = NULL;
+	int i;
+
+	for (i = 0; i < SCH_QCN_IN_PROBE; i++) {
+		f = &in->flow[(hash + i) % SCH_QCN_IN_FLOWS];
+		if (!f->bytes) {
+			if (!free)
+				free = f;
+		} else if (f->hash == hash && f->prio == p) {
+			return f;
+		}
+	}
+	if (free) {
+		free->hash = hash;
+		free->prio = p;
+		free->valid = sch_qcn_culprit_read(skb, &free->c);
+		return free;
+	}
+	f = &in->flow[hash % SCH_QCN_IN_FLOWS];
+	return f->prio == p ? f : NULL;
+}
+
+/*
  * A frame of priority p moves the input's bytes by delta (under the lock,
  * the port live): the flow's count, and for an arrival the CP's sample.
  * A CNM (skb NULL) counts in the input's bytes only: it is never a
@@ -256,7 +291,7 @@ static bool in_frame(struct sch_qcn_pfc_port *port, u8 p, s64 delta,
 	struct sch_qcn_in_cp *in = port->in;
 	struct qcn_cp_sample s;
 	struct sch_qcn_in_flow *f;
-	u32 len, q, hash, rnd;
+	u32 len, q, rnd;
 	bool due = false;
 
 	if (delta < 0) {
@@ -267,15 +302,8 @@ static bool in_frame(struct sch_qcn_pfc_port *port, u8 p, s64 delta,
 	if (!in->on || !skb)
 		return false;
 	len = (u32)delta;
-	hash = skb_get_hash(skb);
-	f = &in->flow[hash % SCH_QCN_IN_FLOWS];
-	if (!f->bytes) {
-		/* a flow (re)starts in this bucket: its headers name it */
-		f->hash = hash;
-		f->prio = p;
-		f->valid = sch_qcn_culprit_read(skb, &f->c);
-	}
-	if (f->prio == p) {
+	f = in_flow_slot(in, skb_get_hash(skb), p, skb);
+	if (f) {
 		f->bytes += len;
 		*flow = f - in->flow;
 	}
