@@ -40,7 +40,8 @@
  * a hash the flow dissector computes anew uses one boot-time key for all
  * namespaces.  (A namespace with its own BPF flow dissector hashes by its
  * program; it does not share indexes with the others.)  An instance
- * changes tables under the root lock, where its packet path reads q->pci.
+ * changes tables under the root lock, where its packet path reads q->pci,
+ * and hands its input CP the new table under the port's lock.
  *
  * CNMs are encoded at the sampling instant (include/qcn/qcn_cnm.h) into a
  * bounded per-qdisc ring and transmitted from a tasklet.  Not from the
@@ -1554,11 +1555,6 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 				       "qcn: cp input needs an Ethernet device (its CNMs go back out of it)");
 			return -EOPNOTSUPP;
 		}
-		if (sample == TC_QCN_SAMPLE_TWO) {
-			NL_SET_ERR_MSG(extack,
-				       "qcn: cp input samples by arrival or occupancy, not two-samples");
-			return -EINVAL;
-		}
 		if (feedback == TC_QCN_FEEDBACK_SIGNED) {
 			NL_SET_ERR_MSG(extack,
 				       "qcn: cp input sends standard feedback, not signed");
@@ -1594,6 +1590,11 @@ static int qcn_change(struct Qdisc *sch, struct nlattr *opt,
 			return -ENOMEM;
 		}
 	}
+	/* the input CP reads the table the instance has after the change */
+	if (fabric)
+		pfc.pci = &fabric->pci;
+	else
+		pfc.pci = fabric_id ? q->pci : qcn_net_pci(sch);
 	sched = tb[TCA_QCN_SCHED] ? nla_get_u8(tb[TCA_QCN_SCHED]) : q->sched;
 	if ((sched == TC_QCN_SCHED_DRR || pfc_rx) && q->flows == &q->fifo &&
 	    qcn_flows_alloc(sch, &flows, &index)) {

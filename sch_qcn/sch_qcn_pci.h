@@ -6,19 +6,20 @@
  * units) of the qcn instances sharing an index table that a frame of the
  * flow (same skb_get_hash()) crossed within the last QCN_PCI_AGE.
  *
- * While any instance of the table samples two-samples, every instance
- * writes its fill level (after the enqueue) for the flow at every arrival
- * into the table's QCN_PCI_SLOTS slots, in buckets of QCN_PCI_WAYS chosen
- * by the flow hash; a slot keeps the maximum until it is older than
- * QCN_PCI_AGE.  A flow new to its bucket takes the slot written longest
- * ago (free or stale first), so two busy flows that share a bucket keep
- * their indexes.  Updates are lockless: a racing update may lose one
- * write, which only ages the heuristic.  A flow absent from the table has
- * index 0.
+ * While any instance of the table samples two-samples (at its output or
+ * its input CP), every instance writes its fill level (after the enqueue)
+ * for the flow at every arrival into the table's QCN_PCI_SLOTS slots, in
+ * buckets of QCN_PCI_WAYS chosen by the flow hash; a slot keeps the
+ * maximum until it is older than QCN_PCI_AGE.  A flow new to its bucket
+ * takes the slot written longest ago (free or stale first), so two busy
+ * flows that share a bucket keep their indexes.  Updates are lockless: a
+ * racing update may lose one write, which only ages the heuristic.  A flow
+ * absent from the table has index 0.
  *
  * The table is the network namespace's own or a fabric's, shared by the
  * instances of that fabric id in every namespace (sch_qcn_main.c).  Its
- * readers hold it by their instance, under the root lock.
+ * readers hold it by their instance: the output CP under the root lock,
+ * the input CP under its port's lock (sch_qcn_pfc.c).
  */
 #ifndef _SCH_QCN_PCI_H
 #define _SCH_QCN_PCI_H

@@ -38,6 +38,7 @@
 #include <qcn/qcn_culprit.h>
 #include <qcn/qcn_pfc.h>
 #include "sch_qcn_cnm.h"
+#include "sch_qcn_pci.h"
 #include "sch_qcn_pfc.h"
 
 #define SCH_QCN_IN_FLOWS	64	/* an input's flow slots */
@@ -63,9 +64,10 @@ struct sch_qcn_in_flow {
 struct sch_qcn_in_cp {
 	struct sch_qcn_pfc_port	*port;
 	bool			on;
-	u8			sample;		/* arrival or occupancy */
+	u8			sample;		/* enum tc_qcn_sample */
 	u16			cpid;
 	u64			keepalive_ns;
+	struct qcn_pci		*pci;		/* two-samples' index table */
 	struct qcn_cp_params	params;
 	struct qcn_cp		cp[QCN_PFC_NPRIO];
 	u64			last_arrival[QCN_PFC_NPRIO];	/* ns */
@@ -197,6 +199,22 @@ static struct sch_qcn_in_flow *in_occupancy(struct sch_qcn_in_cp *in, u8 p)
 }
 
 /*
+ * Two-samples at the input (the paper's Algorithm 1): two occupancy draws
+ * A and B; the one whose flow has the larger path-congestion index, ties
+ * to B.
+ */
+static struct sch_qcn_in_flow *in_two_samples(struct sch_qcn_in_cp *in, u8 p)
+{
+	struct sch_qcn_in_flow *a = in_occupancy(in, p);
+	struct sch_qcn_in_flow *b = in_occupancy(in, p);
+
+	if (!a || !b)
+		return a ?: b;
+	return qcn_culprit_two_samples(qcn_pci_index(in->pci, a->hash),
+				       qcn_pci_index(in->pci, b->hash)) ? b : a;
+}
+
+/*
  * A sampling instant of priority p (arrival NULL: keep-alive), under the
  * port's lock: for Fb < 0 the CNM of the culprit joins the ring.  Returns
  * true when one did.
@@ -221,8 +239,10 @@ static bool in_sampled(struct sch_qcn_pfc_port *port, u8 p,
 			c = &ac;
 	} else {
 		/* keep-alive: no arrival to sample, pick by occupancy */
-		mode = TC_QCN_SAMPLE_OCCUPANCY;
-		f = in_occupancy(in, p);
+		if (mode == TC_QCN_SAMPLE_ARRIVAL)
+			mode = TC_QCN_SAMPLE_OCCUPANCY;
+		f = mode == TC_QCN_SAMPLE_TWO ? in_two_samples(in, p) :
+						in_occupancy(in, p);
 		if (f && f->valid)
 			c = &f->c;
 	}
@@ -584,6 +604,7 @@ static void in_set(struct sch_qcn_in_cp *in, const struct sch_qcn_pfc_cfg *cfg)
 	}
 	in->on = cfg->in_cp;
 	in->sample = cfg->sample;
+	in->pci = cfg->pci;
 	in->cpid = cfg->cpid;
 	in->keepalive_ns = (u64)cfg->keepalive * NSEC_PER_USEC;
 	in->params = cfg->cp;

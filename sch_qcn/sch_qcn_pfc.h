@@ -17,9 +17,11 @@
  * congestion point at the switch's input buffer, as the occupancy-sampling
  * paper places it.  Per priority it runs the CP core (include/qcn/
  * qcn_cp.h) on the bytes of each arriving frame against the input's
- * occupancy, picks the culprit among the input's frames (the arriving one,
- * or by occupancy: a flow with probability of its share of the input's
- * queued bytes, the paper's eq. (5)), and sends the CNM back out of the
+ * occupancy, picks the culprit among the input's frames (the arriving one;
+ * by occupancy, a flow with probability of its share of the input's
+ * queued bytes, the paper's eq. (5); or two-samples, the one of two such
+ * draws whose path is more congested, by the index table of the port's
+ * instance, sch_qcn_pci.h), and sends the CNM back out of the
  * port, toward the culprit's source.  Its keep-alive clock samples an
  * input holding more than Qeq that receives nothing, as a paused one does
  * (the paper's section III).  A port exists while pfc-xoff or the input CP
@@ -46,6 +48,7 @@
 #define SCH_QCN_IN_NOFLOW	0xff	/* a frame counted in no input flow */
 
 struct sch_qcn_pfc_port;
+struct qcn_pci;
 
 /* a namespace's PFC ports (in struct qcn_net, zeroed with it) */
 struct sch_qcn_pfc_net {
@@ -61,10 +64,11 @@ struct sch_qcn_pfc_cfg {
 	u64	rate_bps;	/* the link's rate, for the refresh period */
 	/* the input CP */
 	bool	in_cp;
-	u8	sample;		/* arrival or occupancy */
+	u8	sample;		/* enum tc_qcn_sample */
 	u16	cpid;
 	u32	keepalive;	/* us, 0: off */
 	struct qcn_cp_params cp;
+	struct qcn_pci *pci;	/* two-samples: the instance's index table */
 };
 
 int sch_qcn_pfc_port_set(struct sch_qcn_pfc_net *pn, struct net_device *dev,

@@ -504,6 +504,8 @@ static int qcn_print_xstats(struct qdisc_util *qu, FILE *f,
 			      st.in_cnm_sent[TC_QCN_SAMPLE_ARRIVAL]);
 		tcq_print_u64("in_cnm_occupancy", " in_cnm_occupancy %llu",
 			      st.in_cnm_sent[TC_QCN_SAMPLE_OCCUPANCY]);
+		tcq_print_u64("in_cnm_two_samples", " in_cnm_two_samples %llu",
+			      st.in_cnm_sent[TC_QCN_SAMPLE_TWO]);
 		tcq_print_u64("in_cnm_skipped", " in_cnm_skipped %llu", st.in_cnm_skipped);
 		tcq_print_u64("in_cnm_fail", " in_cnm_fail %llu", st.in_cnm_fail);
 	}
