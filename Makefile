@@ -70,12 +70,14 @@ all: $(if $(KDIR),modules,no-modules) plugins tools helpers
 no-modules:
 	@printf 'make: NOTE: kernel modules not built: $(NO_KDIR)' >&2
 
-# Kbuild writes objects beside the sources: build in a per-kernel copy.
+# Kbuild writes objects beside the sources: build in a per-kernel copy,
+# whose mtimes keep their nanoseconds (pax), so that a source edited in
+# the second of the last build is still newer than its object.
 modules:
 	@test -n "$(KDIR)" || { printf 'make: $(NO_KDIR)' >&2; exit 1; }
 	@test -n "$(KVER)" || { echo "make: $(KDIR) is not a configured kernel build tree (no include/generated/utsrelease.h)" >&2; exit 1; }
 	@mkdir -p $(BUILD)
-	@tar -cf - $(KSRC) | tar -xf - -C $(BUILD)
+	@tar --format=posix -cf - $(KSRC) | tar -xf - -C $(BUILD)
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules
 
 kernels:
