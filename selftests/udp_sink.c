@@ -21,6 +21,7 @@
  * datagram stamped at or after T was read, or the socket is empty at T,
  * so it counts exactly the datagrams that arrived before T.
  */
+#define _GNU_SOURCE		/* recvmmsg() */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +36,7 @@
 #include "tc_units.h"
 
 #define MAX_SRC 64
+#define BATCH 64	/* datagrams read per recvmmsg() */
 #define NSEC_MS 1000000LL
 
 static const char usage_text[] =
@@ -127,16 +129,67 @@ static int lines_until(long long t)
 	return 0;
 }
 
+/*
+ * Count one datagram of r bytes, received as msg; returns 1 once the
+ * duration is over.
+ */
+static int account(struct msghdr *msg, ssize_t r, long long rt_off)
+{
+	struct sockaddr_in *from = msg->msg_name;
+	const char *buf = msg->msg_iov->iov_base;
+	struct cmsghdr *cm;
+	long long ts = 0;
+	int i;
+
+	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR(msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec st;
+
+			memcpy(&st, CMSG_DATA(cm), sizeof(st));
+			ts = st.tv_sec * 1000000000LL + st.tv_nsec - rt_off;
+		}
+	if (!ts)
+		ts = clock_ns(CLOCK_MONOTONIC);
+	if (lines_until(ts))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (srcs[i].addr.s_addr == from->sin_addr.s_addr)
+			break;
+	if (i == n) {
+		if (n == MAX_SRC)
+			return 0;
+		srcs[n].addr = from->sin_addr;
+		srcs[n].bytes = srcs[n].dgrams = 0;
+		srcs[n].reordered = 0;
+		n++;
+	}
+	srcs[i].bytes += r;
+	srcs[i].dgrams++;
+	if (r >= 8) {
+		unsigned long long seq;
+
+		memcpy(&seq, buf, sizeof(seq));
+		srcs[i].reordered += reordered(from->sin_addr, from->sin_port,
+					       seq);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static char buf[65536];
+	static char bufs[BATCH][65536];
+	static char cbuf[BATCH][CMSG_SPACE(sizeof(struct timespec))];
+	static struct sockaddr_in from[BATCH];
+	static struct iovec iov[BATCH];
+	static struct mmsghdr mm[BATCH];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long long rt_off, m0, m1, port, secs;
-	int fd, i, c, on = 1, rcvbuf = 4 << 20;
+	int fd, c, on = 1, rcvbuf = 4 << 20;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -201,53 +254,27 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (;;) {
-			char cbuf[CMSG_SPACE(sizeof(struct timespec))];
-			struct sockaddr_in from;
-			struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-			struct msghdr msg = {
-				.msg_name = &from, .msg_namelen = sizeof(from),
-				.msg_iov = &iov, .msg_iovlen = 1,
-				.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-			};
-			struct cmsghdr *cm;
-			long long ts = 0;
-			ssize_t r;
+			int k, got;
 
-			r = recvmsg(fd, &msg, MSG_DONTWAIT);
-			if (r < 0)
+			/* a batch per system call: in User-Mode Linux each
+			 * costs a round trip through the host */
+			for (k = 0; k < BATCH; k++) {
+				iov[k].iov_base = bufs[k];
+				iov[k].iov_len = sizeof(bufs[k]);
+				mm[k].msg_hdr = (struct msghdr) {
+					.msg_name = &from[k],
+					.msg_namelen = sizeof(from[k]),
+					.msg_iov = &iov[k], .msg_iovlen = 1,
+					.msg_control = cbuf[k],
+					.msg_controllen = sizeof(cbuf[k]),
+				};
+			}
+			got = recvmmsg(fd, mm, BATCH, MSG_DONTWAIT, NULL);
+			if (got <= 0)
 				break;
-			for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-				if (cm->cmsg_level == SOL_SOCKET &&
-				    cm->cmsg_type == SCM_TIMESTAMPNS) {
-					struct timespec st;
-
-					memcpy(&st, CMSG_DATA(cm), sizeof(st));
-					ts = st.tv_sec * 1000000000LL + st.tv_nsec - rt_off;
-				}
-			if (!ts)
-				ts = clock_ns(CLOCK_MONOTONIC);
-			if (lines_until(ts))
-				return 0;
-			for (i = 0; i < n; i++)
-				if (srcs[i].addr.s_addr == from.sin_addr.s_addr)
-					break;
-			if (i == n) {
-				if (n == MAX_SRC)
-					continue;
-				srcs[n].addr = from.sin_addr;
-				srcs[n].bytes = srcs[n].dgrams = 0;
-				srcs[n].reordered = 0;
-				n++;
-			}
-			srcs[i].bytes += r;
-			srcs[i].dgrams++;
-			if (r >= 8) {
-				unsigned long long seq;
-
-				memcpy(&seq, buf, sizeof(seq));
-				srcs[i].reordered += reordered(from.sin_addr,
-							       from.sin_port, seq);
-			}
+			for (k = 0; k < got; k++)
+				if (account(&mm[k].msg_hdr, mm[k].msg_len, rt_off))
+					return 0;
 		}
 	}
 }
