@@ -75,9 +75,7 @@ arrival()
 {
 	nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 150000 rate 30mbit \
 		sched drr sample arrival
-	nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-	nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-	tb_listening r 5201 5202
+	udp_servers r 5201 5202
 	b1=$(rx_bytes sw-p1) b2=$(rx_bytes sw-p2)
 	udp_flow h1 60mbit 40 5201 1200
 	udp_flow h2 4mbit 40 5202 1200

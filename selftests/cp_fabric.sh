@@ -51,7 +51,7 @@ share()
 	# h1 wins every draw pair but two of h2's: its share grows by about a
 	# quarter; with per-namespace indexes it does not (--timing: in an
 	# emulated guest the queue's dynamics make the gain smaller)
-	ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 10 \
+	ktap_bound --timing h1_share_gain_pct "$(share_gain_pct "$o1" "$o2" "$t1" "$t2")" '>' 10 \
 		"two-samples at sw1 reads sw2's buffer: h1's share of the CNMs grows"
 	ktap_check "no CNM failures at sw1-up" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 }
@@ -126,10 +126,8 @@ ktap_info "fabric $FAB (0: per-namespace indexes)"
 nsx sw2 tc qdisc add dev sw2-r1 root handle 1: qcn limit 60000 rate 8mbit fabric "$FAB"
 nsx sw1 tc qdisc add dev sw1-up root handle 1: qcn limit 600000 memory_limit 300000 \
 	rate 25mbit sample occupancy fabric "$FAB"
-nsbg r1 iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r2 iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r1 5201
-tb_listening r2 5202
+udp_servers r1 5201
+udp_servers r2 5202
 # the flows outlast every phase (the cleanup stops them)
 udp_flow h1 40mbit 600 5201 1200 100
 udp_flow h2 40mbit 600 5202 1200 102

@@ -42,9 +42,7 @@ tests_plan kernel_log
 qcn_dmesg_mark
 tb_init
 tb_star 2 || ktap_skip_all "cannot build the testbed"
-nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r 5201 5202
+udp_servers r 5201 5202
 # shellcheck disable=SC2086
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn $QCN
 # two UDP senders keep a standing queue (their send buffers stay charged)

@@ -64,9 +64,7 @@ tb_star 2 || ktap_skip_all "cannot build the testbed"
 # culprits no reaction point stands behind (counted in cnm_skipped)
 nsx sw sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
-nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r 5201 5202
+udp_servers r 5201 5202
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 200000 rate 2mbit
 # two UDP senders keep a standing queue of ~100 frames (their send buffers
 # stay charged while frames queue), which every change of requeue

@@ -195,11 +195,7 @@ mac() { ip -n "$TB-$1" -br link show dev "$2" | awk '{print $3}'; }
 P1_MAC=$(mac sw sw-p1)
 PR_MAC=$(mac sw sw-pr)
 H1_MAC=$(mac h1 eth0)
-# udp_flow's iperf3 (the guests) needs its servers
-for p in 5201 5202 5203 5204 5205 5206 5211 5212 5213 5214 5215 5216; do
-	nsbg r iperf3 -s -p $p >/dev/null 2>&1
-done
-tb_listening r 5201 5202 5203 5204 5205 5206 5211 5212 5213 5214 5215 5216
+udp_servers r 5201 5202 5203 5204 5205 5206 5211 5212 5213 5214 5215 5216
 
 tests_run
 kernel_log

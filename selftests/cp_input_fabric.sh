@@ -45,7 +45,7 @@ share()
 		"two-samples phase: input CNMs counted as two-samples"
 	# f1 wins every draw pair but two of f2's: its share grows from about
 	# a half to three quarters; with per-namespace indexes it does not
-	ktap_bound --timing f1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 10 \
+	ktap_bound --timing f1_share_gain_pct "$(share_gain_pct "$o1" "$o2" "$t1" "$t2")" '>' 10 \
 		"two-samples at sw1's input reads sw2's buffer: f1's share of the CNMs grows"
 	ktap_check "no input CNM failures at sw1-h1" test "$(xs in_cnm_fail)" -eq 0
 }
@@ -74,10 +74,8 @@ nsx sw2 tc qdisc add dev sw2-r1 root qcn limit 60000 rate 8mbit cp none fabric "
 nsx sw1 tc qdisc add dev sw1-up root qcn limit 600000 memory_limit 300000 \
 	rate 25mbit cp none fabric "$FAB"
 nsx sw1 tc qdisc add dev sw1-h1 root qcn cp input sample occupancy fabric "$FAB"
-nsbg r1 iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r2 iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r1 5201
-tb_listening r2 5202
+udp_servers r1 5201
+udp_servers r2 5202
 # the flows outlast every phase (the cleanup stops them)
 udp_flow h1 20mbit 600 5201 1200 101
 udp_flow h1 20mbit 600 5202 1200 102

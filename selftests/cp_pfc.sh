@@ -163,11 +163,7 @@ nsx sw sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable
 nsx sw tc qdisc add dev sw-p1 clsact
 nsx sw tc filter add dev sw-p1 ingress matchall action skbedit priority 3
 P1_MAC=$(ip -n "$TB-sw" -br link show dev sw-p1 | awk '{print $3}')
-# udp_flow's iperf3 (the guests) needs its servers
-for p in 5201 5202 5203; do
-	nsbg r iperf3 -s -p $p >/dev/null 2>&1
-done
-tb_listening r 5201 5202 5203
+udp_servers r 5201 5202 5203
 
 tests_run
 kernel_log

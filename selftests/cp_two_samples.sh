@@ -45,7 +45,7 @@ share()
 		"two-samples phase: CNMs counted as two-samples"
 	ktap_rate_check "sw-pr's CNMs reach h1 across two bridges, x1's across one" test "$t1" -gt 0 -a "$x1cnm" -gt "$t1"
 	# h1's share of sw-pr's CNMs grows by more than 0.08 (x100 integer math)
-	ktap_bound --timing h1_share_gain_pct $((t1 * 100 / (t1 + t2 + 1) - o1 * 100 / (o1 + o2 + 1))) '>' 8 \
+	ktap_bound --timing h1_share_gain_pct "$(share_gain_pct "$o1" "$o2" "$t1" "$t2")" '>' 8 \
 		"two-samples favours the flow with the higher path-congestion index"
 	ktap_check "no CNM failures at sw-pr" test "$(printf '%s' "$J" | jq '.[0].cnm_fail')" -eq 0
 }
@@ -79,9 +79,7 @@ PR_MAC=$(ip -n "$TB-sw" -br link show dev sw-pr | awk '{print $3}')
 nsx sw tc qdisc add dev x1 root handle 1: qcn limit 60000 rate 8mbit
 nsx sw tc qdisc add dev sw-pr root handle 1: qcn limit 600000 rate 25mbit \
 	sample occupancy
-nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-tb_listening r 5201 5202
+udp_servers r 5201 5202
 # the flows outlast both phases however slow the testbed (the cleanup
 # stops them); the phases start once both queues have built up
 udp_flow h1 40mbit 60 5201 1200

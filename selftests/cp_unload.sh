@@ -17,9 +17,7 @@ passing() { [ "$(qdisc_json sw "$1" | jq '.[0].packets')" -gt 100 ]; }
 test_checks setup 1
 setup()
 {
-	nsbg r iperf3 -s -p 5201 >/dev/null 2>&1
-	nsbg r iperf3 -s -p 5202 >/dev/null 2>&1
-	tb_listening r 5201 5202
+	udp_servers r 5201 5202
 	nsx sw tc qdisc add dev sw-pr root handle 1: qcn rate 30mbit sched drr \
 		sample occupancy keepalive 1ms
 	udp_flow h1 40mbit 9 5201 1200

@@ -682,6 +682,26 @@ tb_two_tier()
 	tb_learn $(for i in $(seq 1 "$n"); do printf 'h%d:%d ' "$i" $((101 + (i - 1) % m)); done)
 }
 
+# udp_servers NS PORT...: the iperf3 servers udp_flow sends to in the
+# guests (UML's udp_send needs none), one per PORT in NS; returns once
+# they listen (tb_listening)
+udp_servers()
+{
+	local ns=$1 p
+	shift
+	for p in "$@"; do
+		nsbg "$ns" iperf3 -s -p "$p" >/dev/null 2>&1
+	done
+	tb_listening "$ns" "$@"
+}
+
+# share_gain_pct A1 A2 B1 B2: how many points flow 1's share of the
+# counts grows from phase A (A1 of A1 + A2) to phase B (integer math)
+share_gain_pct()
+{
+	echo $(($3 * 100 / ($3 + $4 + 1) - $1 * 100 / ($1 + $2 + 1)))
+}
+
 # tb_listening [-u] NS PORT...: wait until TCP servers (-u: UDP sockets)
 # listen on PORT... in NS (a server started in the background on a loaded
 # machine may take longer than a fixed sleep); 1 if one does not within 10 s
