@@ -28,10 +28,11 @@ blocking()
 	two=$(awk -F, '$1 == "in-two" && $3 == 1 { print $4 }' "$TMP/qcn-blocking-pfc.csv")
 	ktap_check "both cases ran ($rows of 2)" test "$rows" -eq 2
 	ktap_check "the switches dropped nothing with PFC ($drops)" test "$drops" -eq 0
-	# f1 near its fair share with two-samples, at f2's with PFC alone;
-	# with per-namespace indexes (FABRIC=0, the broken case) two-samples
-	# is occupancy sampling, which holds f1 below PFC alone
-	ktap_bound --timing f1_two_samples_pct_of_pfc "$(share_pct "${two:-0}" "${pfc:-1}")" '>=' 140 \
+	# f1 near its fair share with two-samples (141-186 % of PFC alone),
+	# at f2's with PFC alone; with per-namespace indexes (FABRIC=0, the
+	# broken case) two-samples is occupancy sampling (96 %): the bound
+	# sits between
+	ktap_bound --timing f1_two_samples_pct_of_pfc "$(share_pct "${two:-0}" "${pfc:-1}")" '>=' 120 \
 		"f1 with two-samples at the input (${two:-?} Mbit/s) against PFC alone (${pfc:-?})"
 	ktap_bound --timing f1_pfc_pct_of_fair "$(share_pct "${pfc:-0}" 100)" '<' 80 \
 		"PFC alone holds the local flow back (${pfc:-?} of its fair 100 Mbit/s)"

@@ -36,11 +36,11 @@ hotspot()
 	ktap_bound --timing f1_pfc_pct_of_fair "$(share_pct "${pfc:-0}" 100)" '<' 80 \
 		"PFC alone holds the victim back (${pfc:-?} of its fair 100 Mbit/s)"
 	# occupancy sampling names the flow that holds the input's buffer,
-	# f2: f1 gets 11-13 % of the CNMs h1 receives; arrival sampling (the
+	# f2: f1 gets 7-29 % of the CNMs h1 receives; arrival sampling (the
 	# broken case, OCC_SAMPLE=arrival) names them by arrival, f1 about
-	# half
+	# half (52 %): the bound sits between
 	ktap_check "h1 receives its input CP's CNMs (f2: ${c2:-?})" test "${c2:-0}" -gt 10
-	ktap_bound f1_cnm_share_pct "$(share_pct "${c1:-0}" $((${c1:-0} + ${c2:-0})))" '<' 30 \
+	ktap_bound f1_cnm_share_pct "$(share_pct "${c1:-0}" $((${c1:-0} + ${c2:-0})))" '<' 40 \
 		"occupancy sampling at h1's input sends f1 few of its CNMs (f1 ${c1:-?}, f2 ${c2:-?})"
 	ktap_target f1_occupancy_pct_of_pfc "$(share_pct "${occ:-0}" "${pfc:-1}")" '>=' 140 \
 		"f1 with occupancy sampling at the inputs (${occ:-?} Mbit/s) against PFC alone (${pfc:-?})"
