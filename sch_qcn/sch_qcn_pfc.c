@@ -238,7 +238,7 @@ static bool in_sampled(struct sch_qcn_pfc_port *port, u8 p,
 		if (sch_qcn_culprit_read(arrival, &ac))
 			c = &ac;
 	} else {
-		/* keep-alive: no arrival to sample, pick by occupancy */
+		/* keep-alive: no arrival to sample, arrival picks by occupancy */
 		if (mode == TC_QCN_SAMPLE_ARRIVAL)
 			mode = TC_QCN_SAMPLE_OCCUPANCY;
 		f = mode == TC_QCN_SAMPLE_TWO ? in_two_samples(in, p) :
